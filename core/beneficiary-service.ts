@@ -1,0 +1,135 @@
+import type { RateLimitStatus } from './errors.js'
+import type {
+  BeneficiaryCreated,
+  BeneficiaryDetail,
+  BeneficiaryListItem,
+  ClientInfo,
+  HistoryItem,
+  Paged,
+  ProvisionedClient,
+  RefreshResponse,
+  TokenResponse,
+} from './shapes.js'
+
+/**
+ * What the caller knows about one request. Every field is optional: an in-process host passes
+ * what it has; the HTTP server fills it from the headers and the socket.
+ */
+export interface RequestContext {
+  /** The bearer token, without the `Bearer ` prefix. */
+  readonly token?: string | undefined
+  /** The client's IP address (after trusted-proxy resolution); the key of the `auth` limit class. */
+  readonly ip?: string | undefined
+  /** Recorded in history entries (D27); the server sets it from `X-Request-Id` (D24). */
+  readonly requestId?: string | undefined
+  /** `Idempotency-Key` of a create (D22). */
+  readonly idempotencyKey?: string | undefined
+  /** Raw `If-Match` value: `*`, or one or more strong ETags separated by commas (D23). */
+  readonly ifMatch?: string | undefined
+}
+
+/** Query parameters as the caller received them: first value of each name, unparsed. */
+export type QueryInput = Readonly<Record<string, string | undefined>>
+
+/** The outcome of an operation: its value plus what the HTTP layer turns into headers. */
+export interface Result<T> {
+  /** The response body, in the specification's shape. */
+  readonly value: T
+  /** Strong ETag of the beneficiary returned, quoted (D23). */
+  readonly etag?: string
+  /** True when an Idempotency-Key replayed an earlier create (D22). */
+  readonly replayed?: boolean
+  /** State of the bucket the request drew from (D20). */
+  readonly rateLimit?: RateLimitStatus
+  /** The authenticated client, for logs. */
+  readonly clientId?: string
+}
+
+/** Operator functions for API clients (D1). */
+export interface ClientAdmin {
+  /**
+   * Provisions a client with a fresh secret. The secret is returned this once; only its hash is kept.
+   * @throws ValidationError `validation_failed` for an empty name or unknown scopes.
+   */
+  create(input: { name: string; scopes: readonly string[] }): Promise<ProvisionedClient>
+  /** Every client, oldest first, without secrets. */
+  list(): Promise<readonly ClientInfo[]>
+  /** Revokes a client: it cannot log in, and its live tokens stop working. False if unknown. */
+  revoke(clientId: string): Promise<boolean>
+}
+
+/**
+ * The beneficiary service: every operation of the /v3 API as a method. Each takes a
+ * `RequestContext` and returns a `Result` or throws a `DomainError` (see `errors.ts`).
+ *
+ * Authenticated operations run in this order: verify the token (401), draw from the limit class
+ * (429), check the scope (403), validate the input (400/422), then do the work.
+ */
+export interface BeneficiaryService {
+  /**
+   * Exchanges client credentials for a token set (specification 4.2, D2, D3).
+   * @throws RateLimitedError, BadRequestError, ValidationError, InvalidCredentialsError, InsufficientScopeError
+   */
+  login(ctx: RequestContext, body: unknown): Promise<Result<TokenResponse>>
+  /**
+   * Issues a new access token for a refresh token (D4).
+   * @throws RateLimitedError, BadRequestError, ValidationError, InvalidTokenError, InvalidCredentialsError
+   */
+  refresh(ctx: RequestContext, body: unknown): Promise<Result<RefreshResponse>>
+  /**
+   * Ends the token's login session (D5): the access token and the session's refresh token stop working.
+   * @throws InvalidTokenError, TokenExpiredError, RateLimitedError
+   */
+  logout(ctx: RequestContext, body?: unknown): Promise<Result<null>>
+  /**
+   * One page of beneficiaries (specification 4.3, D15–D18).
+   * @throws InvalidTokenError, TokenExpiredError, RateLimitedError, InsufficientScopeError, ValidationError
+   */
+  list(ctx: RequestContext, query: QueryInput): Promise<Result<Paged<BeneficiaryListItem>>>
+  /**
+   * One beneficiary in the detail shape, with its ETag.
+   * @throws NotFoundError and the authentication errors of `list`
+   */
+  get(ctx: RequestContext, id: string | number): Promise<Result<BeneficiaryDetail>>
+  /**
+   * Creates a beneficiary in status `pending` (specification 4.5, D7–D9, D22).
+   * @throws ValidationError, ConflictError (`fiscal_code`), IdempotencyKeyReusedError, BadRequestError
+   */
+  create(ctx: RequestContext, body: unknown): Promise<Result<BeneficiaryCreated>>
+  /**
+   * Partial update (D11), honouring If-Match (D23).
+   * @throws NotFoundError, ValidationError, ConflictError, PreconditionFailedError, BadRequestError
+   */
+  update(
+    ctx: RequestContext,
+    id: string | number,
+    body: unknown,
+  ): Promise<Result<BeneficiaryDetail>>
+  /**
+   * Deletes for good (D13), honouring If-Match (D23).
+   * @throws NotFoundError, PreconditionFailedError
+   */
+  remove(ctx: RequestContext, id: string | number): Promise<Result<null>>
+  /**
+   * Moves a beneficiary between statuses (D14), honouring If-Match (D23).
+   * @throws NotFoundError, ValidationError, InvalidTransitionError, PreconditionFailedError
+   */
+  setStatus(
+    ctx: RequestContext,
+    id: string | number,
+    body: unknown,
+  ): Promise<Result<BeneficiaryDetail>>
+  /**
+   * The beneficiary's history, oldest first, paged like the list (D27).
+   * @throws NotFoundError, ValidationError
+   */
+  history(
+    ctx: RequestContext,
+    id: string | number,
+    query: QueryInput,
+  ): Promise<Result<Paged<HistoryItem>>>
+  /** Operator functions for clients (D1). Not reachable over HTTP. */
+  readonly clients: ClientAdmin
+  /** Resolves when the storage answers (readiness). */
+  ready(): Promise<void>
+}

@@ -1,0 +1,19 @@
+import type { BeneficiaryStore } from './beneficiary-store.js'
+import type { ClientStore } from './client-store.js'
+import type { SessionStore } from './session-store.js'
+import type { SigningKeyStore } from './signing-key-store.js'
+
+/**
+ * Everything the core persists, as one object the caller builds and passes in (the caller owns
+ * the connection). `MemoryStorage` and `SqliteStorage` implement it.
+ */
+export interface Storage {
+  readonly beneficiaries: BeneficiaryStore
+  readonly clients: ClientStore
+  readonly sessions: SessionStore
+  readonly signingKeys: SigningKeyStore
+  /** Resolves when the storage can answer queries (the server's readiness probe); rejects otherwise. */
+  ping(): Promise<void>
+  /** Releases connections. The storage is unusable afterwards. */
+  close(): Promise<void>
+}
