@@ -48,6 +48,8 @@ export abstract class DomainError extends Error {
   abstract readonly code: ErrorCode
   /** Rate-limit state of the request, when it got as far as the limiter. */
   rateLimit: RateLimitStatus | undefined
+  /** The authenticated client, when the request got as far as authentication (for logs). */
+  clientId: string | undefined
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options)
