@@ -484,6 +484,8 @@ class Service implements BeneficiaryService {
       const beneficiaryId = parseId(id)
       const input = parseStatusInput(body)
       const record = await this.#change(ctx, claims, beneficiaryId, 'status_changed', (current) => {
+        // Nothing moves a beneficiary back to pending, not even from pending (D14).
+        if (input.status === 'pending') throw new InvalidTransitionError(current.status, input.status)
         if (input.status === current.status) return { next: current, changes: [] }
         if (!TRANSITIONS[current.status].includes(input.status)) {
           throw new InvalidTransitionError(current.status, input.status)

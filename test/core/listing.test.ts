@@ -11,7 +11,10 @@ const people = [
 ] as const
 
 async function seeded(): Promise<Setup & { ids: number[] }> {
-  const context = await setup({ limits: { write: 1000, standard: 1000 } })
+  const context = await setup({
+    limits: { write: 1000, standard: 1000 },
+    accessTokenTtlSeconds: 30 * 86_400,
+  })
   const ids: number[] = []
   for (const [i, [first_name, last_name]] of people.entries()) {
     const { value } = await context.service.create(context.ctx, {
