@@ -25,7 +25,11 @@ export interface ListQuery {
    * empty array matches nothing (the query had no searchable characters).
    */
   readonly search?: readonly string[]
-  /** Sort key; ties are always broken by ascending `id` when `descending` is false, else descending `id`. */
+  /**
+   * Sort key (D15). Names sort by their search words joined by one space (`searchTerms(name).join(' ')`),
+   * then by the raw name, both by Unicode code point (SQLite's BINARY collation), then by id.
+   * A descending sort is exactly the ascending order reversed, so ties fall to descending `id`.
+   */
   readonly sort: SortField
   readonly descending: boolean
 }
@@ -64,6 +68,7 @@ export type CreateOutcome =
       readonly kind: 'claimed'
       readonly fingerprint: string
       readonly beneficiaryId: number
+      /** `created_at` of the record the claim created (the claim outlives a delete of it). */
       readonly createdAt: number
     }
 
@@ -87,7 +92,9 @@ export interface BeneficiaryStore {
   /**
    * Inserts a record and its `created` history entry, and claims `idempotency` if given, in one
    * transaction. When a live claim for the same client and key exists, writes nothing and
-   * returns it. A fiscal code already in use: throws `ConflictError('fiscal_code')`.
+   * returns it (a live claim wins over the uniqueness check, so a replay is never a conflict).
+   * Claims are not deleted with their record.
+   * @throws ConflictError (`fiscal_code`) when the fiscal code is in use; nothing is written.
    */
   create(
     record: NewBeneficiary,
@@ -99,6 +106,7 @@ export interface BeneficiaryStore {
    * Replaces the record `next.id` with `next` and appends `entry`, in one transaction, only if
    * its stored version is still `expectedVersion` (`next.version` is `expectedVersion + 1`).
    * Returns `missing` when there is no such record and `conflict` when the version moved on.
+   * @throws ConflictError (`fiscal_code`) when the new fiscal code is in use; nothing is written.
    */
   update(
     next: BeneficiaryRecord,
