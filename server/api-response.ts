@@ -1,0 +1,8 @@
+/** The handler's answer, which the transport writes out as it is. */
+export interface ApiResponse {
+  readonly status: number
+  /** Header values by lower-case name. */
+  readonly headers: Readonly<Record<string, string>>
+  /** The serialised body; `undefined` for 204. */
+  readonly body: string | undefined
+}

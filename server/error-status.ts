@@ -1,0 +1,42 @@
+import type { ErrorCode } from '../core/errors.js'
+
+/**
+ * The one table from a domain error code to its HTTP status. Typed over the closed `ErrorCode`
+ * union, so a new code does not compile until it has a status. A uniqueness conflict arrives as
+ * `validation_failed` (422 naming the field), since the specification has no 409.
+ */
+export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
+  bad_request: 400,
+  validation_failed: 422,
+  invalid_credentials: 401,
+  invalid_token: 401,
+  token_expired: 401,
+  insufficient_scope: 403,
+  not_found: 404,
+  invalid_transition: 422,
+  idempotency_key_reused: 422,
+  precondition_failed: 412,
+  rate_limit_exceeded: 429,
+})
+
+/** Error identifiers that only the HTTP layer produces (D12, D24). */
+export type HttpErrorCode =
+  | 'method_not_allowed'
+  | 'request_timeout'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'service_unavailable'
+  | 'internal_error'
+
+/** Every `error` identifier a response body can carry. */
+export type WireErrorCode = ErrorCode | HttpErrorCode
+
+/** Status of each HTTP-layer error. */
+export const STATUS_BY_HTTP_CODE: Readonly<Record<HttpErrorCode, number>> = Object.freeze({
+  method_not_allowed: 405,
+  request_timeout: 408,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  service_unavailable: 503,
+  internal_error: 500,
+})

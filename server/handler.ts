@@ -1,0 +1,365 @@
+import type { BeneficiaryService, RequestContext, Result } from '../core/beneficiary-service.js'
+import { isDomainError, type AnyDomainError, type FieldProblem } from '../core/errors.js'
+import type { ApiRequest } from './api-request.js'
+import type { ApiResponse } from './api-response.js'
+import { ClientIpResolver } from './client-ip.js'
+import { STATUS_BY_CODE, STATUS_BY_HTTP_CODE, type HttpErrorCode } from './error-status.js'
+import { isJsonContentType, parseJsonBody } from './json-body.js'
+import { buildOpenApiDocument } from './openapi.js'
+import { parseQueryString } from './query-string.js'
+import { setRateLimitHeaders } from './rate-limit-headers.js'
+import { requestIdFor } from './request-id.js'
+import { RouteTable, type Operation, type RouteMatch } from './routes.js'
+
+/** Where the handler writes its one line per request; a pino logger fits. */
+export interface HandlerLogger {
+  info(fields: object, message?: string): void
+  error(fields: object, message?: string): void
+}
+
+/** Options of `createHandler`. */
+export interface HandlerOptions {
+  /** Prefix of the API paths; must equal the service's `basePath`. Default `/v3`. */
+  readonly basePath?: string
+  /**
+   * Trusted proxies (D21): addresses, CIDR ranges, or `loopback`, `private`, `linklocal`. Only
+   * requests from them have their `X-Forwarded-For` read. Default: none.
+   */
+  readonly trustProxy?: readonly string[]
+  /** Receives one line per request and every unexpected error. Default: no logging. */
+  readonly logger?: HandlerLogger
+}
+
+/** A transport-neutral request handler: plain request in, plain response out. */
+export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+const HEALTH_BODY = JSON.stringify({ status: 'ok' })
+const READY_BODY = JSON.stringify({ status: 'ready' })
+const noLogger: HandlerLogger = { info() {}, error() {} }
+
+/**
+ * Creates the handler of the /v3 API (specification sections 4–9 and DECISIONS.md) over a
+ * `BeneficiaryService`. It is a thin translation: it routes, reads headers and the JSON body,
+ * calls one service method, and turns its `Result` or `DomainError` into a response with the
+ * headers of D6, D20, D22–D24. Every rule of the domain lives in the service.
+ *
+ * @example
+ * const handler = createHandler(service, { logger: pino() })
+ * const response = await handler({
+ *   method: 'GET', path: '/healthz', query: '', headers: {}, body: undefined, remoteAddress: '127.0.0.1',
+ * })
+ * // { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', … }, body: '{"status":"ok"}' }
+ *
+ * @throws TypeError when `basePath` or a `trustProxy` entry is malformed.
+ */
+export function createHandler(
+  service: BeneficiaryService,
+  options: HandlerOptions = {},
+): ApiHandler {
+  const handler = new RequestHandler(service, options)
+  return (request) => handler.handle(request)
+}
+
+class RequestHandler {
+  readonly #service: BeneficiaryService
+  readonly #routes: RouteTable
+  readonly #clientIp: ClientIpResolver
+  readonly #logger: HandlerLogger
+  #openApi: string | undefined
+
+  constructor(service: BeneficiaryService, options: HandlerOptions) {
+    this.#service = service
+    this.#routes = new RouteTable(options.basePath ?? '/v3')
+    this.#clientIp = new ClientIpResolver(options.trustProxy ?? [])
+    this.#logger = options.logger ?? noLogger
+  }
+
+  async handle(request: ApiRequest): Promise<ApiResponse> {
+    const receivedAt = request.receivedAt ?? performance.now()
+    const requestId = requestIdFor(request.headers['x-request-id'])
+    const match = this.#routes.match(request.path)
+    let response: ApiResponse
+    let clientId: string | undefined
+    if (match === undefined) {
+      response = httpError(404, 'not_found', 'No resource lives at this path.', requestId)
+    } else {
+      const operation = match.entry.operations[request.method]
+      if (operation === undefined) {
+        const refused = httpError(
+          405,
+          'method_not_allowed',
+          'This method is not allowed here.',
+          requestId,
+        )
+        refused.headers['allow'] = match.entry.allow
+        response = refused
+      } else {
+        try {
+          const result = await this.#dispatch(operation, match, request, requestId)
+          response = result.response
+          clientId = result.clientId
+        } catch (error) {
+          response = this.#failure(error, requestId, match.entry.pattern)
+        }
+      }
+    }
+    this.#logger.info({
+      request_id: requestId,
+      method: request.method,
+      route: match?.entry.pattern ?? null,
+      status: response.status,
+      duration_ms: Math.round((performance.now() - receivedAt) * 100) / 100,
+      client_id: clientId ?? null,
+    })
+    return response
+  }
+
+  async #dispatch(
+    operation: Operation,
+    match: RouteMatch,
+    request: ApiRequest,
+    requestId: string,
+  ): Promise<{ response: ApiResponse; clientId?: string | undefined }> {
+    const body = readBody(request, operation)
+    if (body instanceof BodyRefusal) {
+      return { response: httpError(body.status, body.code, body.message, requestId) }
+    }
+    switch (operation) {
+      case 'health':
+        return { response: plain(200, HEALTH_BODY, requestId) }
+      case 'ready':
+        return { response: await this.#ready(requestId) }
+      case 'openapi':
+        this.#openApi ??= JSON.stringify(buildOpenApiDocument({ basePath: this.#routes.basePath }))
+        return { response: plain(200, this.#openApi, requestId) }
+      default:
+    }
+    const ctx = this.#context(request, requestId)
+    const service = this.#service
+    const id = match.id!
+    let result: Result<unknown>
+    let status = 200
+    switch (operation) {
+      case 'login':
+        result = await service.login(ctx, body)
+        break
+      case 'refresh':
+        result = await service.refresh(ctx, body)
+        break
+      case 'logout':
+        result = await service.logout(ctx, body)
+        status = 204
+        break
+      case 'list':
+      case 'history': {
+        const query = parseQueryString(request.query)
+        if (query === undefined) {
+          const message = 'The query string has broken percent-encoding.'
+          return { response: httpError(400, 'bad_request', message, requestId) }
+        }
+        result =
+          operation === 'list'
+            ? await service.list(ctx, query)
+            : await service.history(ctx, id, query)
+        break
+      }
+      case 'get':
+        result = await service.get(ctx, id)
+        break
+      case 'create':
+        result = await service.create(ctx, body)
+        status = 201
+        break
+      case 'update':
+        result = await service.update(ctx, id, body)
+        break
+      case 'remove':
+        result = await service.remove(ctx, id)
+        status = 204
+        break
+      case 'setStatus':
+        result = await service.setStatus(ctx, id, body)
+        break
+    }
+    const response = success(status, result, requestId)
+    if (operation === 'create') {
+      const created = result.value as { readonly id: number }
+      response.headers['location'] = `${this.#routes.basePath}/beneficiaries/${created.id}`
+    }
+    return { response, clientId: result.clientId }
+  }
+
+  #context(request: ApiRequest, requestId: string): RequestContext {
+    const headers = request.headers
+    return {
+      token: bearerToken(headers['authorization']),
+      ip: this.#clientIp.resolve(request.remoteAddress, headers['x-forwarded-for']),
+      requestId,
+      idempotencyKey: headers['idempotency-key'],
+      ifMatch: headers['if-match'],
+    }
+  }
+
+  async #ready(requestId: string): Promise<ApiResponse> {
+    try {
+      await this.#service.ready()
+      return plain(200, READY_BODY, requestId)
+    } catch (error) {
+      this.#logger.error({ request_id: requestId, route: '/readyz', err: describeError(error) })
+      return httpError(503, 'service_unavailable', 'The database does not answer.', requestId)
+    }
+  }
+
+  #failure(error: unknown, requestId: string, pattern: string): ApiResponse {
+    if (!isDomainError(error)) {
+      this.#logger.error({ request_id: requestId, route: pattern, err: describeError(error) })
+      return httpError(500, 'internal_error', 'An unexpected error occurred.', requestId)
+    }
+    return domainError(error, requestId)
+  }
+}
+
+/** Why a body cannot reach the service: the status and the standard body's fields (D12). */
+class BodyRefusal {
+  readonly status: number
+  readonly code: HttpErrorCode | 'bad_request'
+  readonly message: string
+
+  constructor(code: HttpErrorCode | 'bad_request', message: string) {
+    this.code = code
+    this.status = code === 'bad_request' ? 400 : STATUS_BY_HTTP_CODE[code]
+    this.message = message
+  }
+}
+
+const TOO_LARGE = new BodyRefusal('payload_too_large', 'The request body is larger than 1 MiB.')
+const TIMED_OUT = new BodyRefusal('request_timeout', 'The request body did not arrive in time.')
+const NOT_JSON = new BodyRefusal(
+  'unsupported_media_type',
+  'The request body must be application/json.',
+)
+
+const BODY_OPERATIONS: ReadonlySet<Operation> = new Set([
+  'login',
+  'refresh',
+  'logout',
+  'create',
+  'update',
+  'setStatus',
+])
+
+function readBody(request: ApiRequest, operation: Operation): unknown {
+  if (request.bodyError !== undefined)
+    return request.bodyError === 'timeout' ? TIMED_OUT : TOO_LARGE
+  const bytes = request.body
+  if (bytes === undefined || bytes.byteLength === 0) return undefined
+  if (!isJsonContentType(request.headers['content-type'])) return NOT_JSON
+  // A JSON body on an operation that takes none (GET, DELETE) is ignored, as HTTP allows.
+  if (!BODY_OPERATIONS.has(operation)) return undefined
+  const parsed = parseJsonBody(bytes)
+  return parsed.ok ? parsed.value : new BodyRefusal('bad_request', parsed.message)
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined
+  // The scheme is case-insensitive (RFC 9110); anything but Bearer is no token at all.
+  if (header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') return undefined
+  const token = header.slice(7).trim()
+  return token === '' ? undefined : token
+}
+
+function baseHeaders(requestId: string): Record<string, string> {
+  return {
+    'content-type': JSON_TYPE,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'x-request-id': requestId,
+  }
+}
+
+/** A response still being put together. */
+interface DraftResponse extends ApiResponse {
+  readonly headers: Record<string, string>
+}
+
+function plain(status: number, body: string, requestId: string): DraftResponse {
+  return { status, headers: baseHeaders(requestId), body }
+}
+
+function success(status: number, result: Result<unknown>, requestId: string): DraftResponse {
+  const headers = baseHeaders(requestId)
+  if (result.etag !== undefined) headers['etag'] = result.etag
+  if (result.replayed === true) headers['idempotent-replayed'] = 'true'
+  if (result.rateLimit !== undefined) setRateLimitHeaders(headers, result.rateLimit)
+  if (status === 204) {
+    delete headers['content-type']
+    return { status, headers, body: undefined }
+  }
+  return { status, headers, body: JSON.stringify(result.value) }
+}
+
+function httpError(
+  status: number,
+  error: string,
+  message: string,
+  requestId: string,
+  details?: readonly FieldProblem[],
+  retryAfter?: number,
+): DraftResponse {
+  const body = {
+    error,
+    message,
+    code: status,
+    ...(details !== undefined && { details }),
+    ...(retryAfter !== undefined && { retry_after: retryAfter }),
+    request_id: requestId,
+  }
+  return { status, headers: baseHeaders(requestId), body: JSON.stringify(body) }
+}
+
+function domainError(error: AnyDomainError, requestId: string): DraftResponse {
+  const status = STATUS_BY_CODE[error.code]
+  let details: readonly FieldProblem[] | undefined
+  let retryAfter: number | undefined
+  let challenge: string | undefined
+  switch (error.code) {
+    case 'validation_failed':
+      details = error.details
+      break
+    case 'rate_limit_exceeded':
+      retryAfter = error.retryAfterSeconds
+      break
+    case 'invalid_token':
+      challenge =
+        'Bearer error="invalid_token", error_description="The token is missing or invalid"'
+      break
+    case 'token_expired':
+      challenge = 'Bearer error="invalid_token", error_description="The access token has expired"'
+      break
+    case 'insufficient_scope':
+      challenge = `Bearer error="insufficient_scope", scope="${error.requiredScope}"`
+      break
+    default:
+  }
+  const response = httpError(status, error.code, error.message, requestId, details, retryAfter)
+  const headers = response.headers
+  if (challenge !== undefined) headers['www-authenticate'] = challenge
+  if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter)
+  if (error.rateLimit !== undefined) setRateLimitHeaders(headers, error.rateLimit)
+  return response
+}
+
+/**
+ * What is logged of an unexpected error: its class, code and stack frames, but not its message,
+ * which may quote a value from the request or an SQL statement (D25).
+ */
+function describeError(error: unknown): object {
+  if (!(error instanceof Error)) return { type: typeof error }
+  const code = (error as { code?: unknown }).code
+  const frames = (error.stack ?? '')
+    .split('\n')
+    .filter((line) => line.startsWith('    at '))
+    .map((line) => line.trim())
+  return { type: error.name, ...(typeof code === 'string' && { code }), frames }
+}

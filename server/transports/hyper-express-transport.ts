@@ -1,0 +1,243 @@
+import { STATUS_CODES } from 'node:http'
+import type * as HyperExpress from 'hyper-express'
+import type { Request, Response, Server } from 'hyper-express'
+import type { ApiRequest } from '../api-request.js'
+import type { ApiResponse } from '../api-response.js'
+import type { ApiHandler } from '../handler.js'
+import {
+  MAX_BODY_BYTES,
+  TRANSPORT_DEFAULTS,
+  type RunningTransport,
+  type Transport,
+  type TransportOptions,
+} from './transport.js'
+import { TransportUnavailableError } from './transport-unavailable-error.js'
+
+type HyperExpressModule = typeof HyperExpress
+type RawResponse = Response['raw']
+
+const FAILED: ApiResponse = {
+  status: 500,
+  headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+  body: '{"error":"internal_error","message":"An unexpected error occurred.","code":500}',
+}
+
+/**
+ * The default transport: hyper-express on uWebSockets.js, the fast path. Only its routing shell
+ * is used: one catch-all route feeds the handler, the raw body is read here within the cap (never
+ * the framework's lenient `json()`), the peer address comes from the socket (never its
+ * `trust_proxy`), and the handler's response is written to the uWS response in one corked call.
+ *
+ * A body announced as larger than the cap, or one that does not arrive within
+ * `requestTimeoutMs`, is answered at once (413 or 408) and the connection closed, without
+ * reading the rest.
+ *
+ * @throws TransportUnavailableError when hyper-express or its native uWebSockets.js binary
+ *   cannot load on this platform.
+ */
+export const listenHyperExpress: Transport = async (handler, options) => {
+  const hyperExpress = await loadHyperExpress()
+  return new HyperExpressTransport(handler, options, hyperExpress).listen(options)
+}
+
+async function loadHyperExpress(): Promise<HyperExpressModule> {
+  try {
+    const loaded = (await import('hyper-express')) as HyperExpressModule & {
+      default?: HyperExpressModule
+    }
+    return loaded.default ?? loaded
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''
+    throw new TransportUnavailableError('uws', reason, { cause: error })
+  }
+}
+
+class HyperExpressTransport {
+  readonly #handler: ApiHandler
+  readonly #server: Server
+  readonly #cap: number
+  readonly #timeoutMs: number
+  readonly #inFlight = new Set<Response>()
+  #closing = false
+  #drained: (() => void) | undefined
+  // The response being written by #flush: uWS runs a cork callback synchronously, so these
+  // fields pass it its arguments without a closure per request.
+  #raw: RawResponse | undefined
+  #out: ApiResponse = FAILED
+  #head = false
+  #close = false
+  readonly #flush = (): void => this.#writeCorked()
+  readonly #onTimeout = (req: Request, res: Response, address: string, at: number): void => {
+    if (!res.completed) void this.#dispatch(req, res, address, undefined, 'timeout', at, true)
+  }
+
+  constructor(handler: ApiHandler, options: TransportOptions, hyperExpress: HyperExpressModule) {
+    this.#handler = handler
+    this.#cap = options.maxBodyBytes ?? MAX_BODY_BYTES
+    this.#timeoutMs = options.requestTimeoutMs ?? TRANSPORT_DEFAULTS.requestTimeoutMs
+    this.#server = new hyperExpress.Server({
+      // The cap is enforced here, with the API's own 413; the framework's would answer first.
+      max_body_length: Number.MAX_SAFE_INTEGER,
+      auto_close: false,
+      ...(options.tls !== undefined && {
+        cert_file_name: options.tls.cert,
+        key_file_name: options.tls.key,
+      }),
+    })
+    this.#server.any('/*', (req: Request, res: Response) => this.#accept(req, res))
+  }
+
+  async listen(options: TransportOptions): Promise<RunningTransport> {
+    try {
+      await this.#server.listen(options.port, options.host)
+    } catch (error) {
+      throw error instanceof Error ? error : new Error(String(error))
+    }
+    return {
+      port: this.#server.port,
+      close: (graceMs) => this.#shutdown(graceMs ?? TRANSPORT_DEFAULTS.graceMs),
+    }
+  }
+
+  #accept(req: Request, res: Response): void {
+    const receivedAt = performance.now()
+    // The socket peer; uWS writes IPv6 (and mapped IPv4) in full, the handler canonicalises it.
+    const address = req.ip
+    this.#inFlight.add(res)
+    const headers = req.headers
+    const length = headers['content-length']
+    const chunked = headers['transfer-encoding'] !== undefined
+    if (length === undefined ? !chunked : length === '0') {
+      void this.#dispatch(req, res, address, undefined, undefined, receivedAt, false)
+    } else if (Number(length) > this.#cap) {
+      void this.#dispatch(req, res, address, undefined, 'too_large', receivedAt, true)
+    } else {
+      void this.#read(req, res, address, chunked, receivedAt)
+    }
+  }
+
+  async #read(
+    req: Request,
+    res: Response,
+    address: string,
+    chunked: boolean,
+    at: number,
+  ): Promise<void> {
+    const timer = setTimeout(this.#onTimeout, this.#timeoutMs, req, res, address, at)
+    const body = chunked ? await this.#readChunked(req) : await req.buffer()
+    clearTimeout(timer)
+    if (res.completed) return
+    if (body === undefined) {
+      void this.#dispatch(req, res, address, undefined, 'too_large', at, true)
+    } else {
+      void this.#dispatch(
+        req,
+        res,
+        address,
+        body.byteLength === 0 ? undefined : body,
+        undefined,
+        at,
+        false,
+      )
+    }
+  }
+
+  #readChunked(req: Request): Promise<Uint8Array | undefined> {
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = []
+      let size = 0
+      req.on('data', (chunk: Buffer) => {
+        if (size > this.#cap) return
+        size += chunk.length
+        if (size > this.#cap) resolve(undefined)
+        else chunks.push(chunk)
+      })
+      req.on('end', () => {
+        if (size <= this.#cap) resolve(Buffer.concat(chunks, size))
+      })
+    })
+  }
+
+  async #dispatch(
+    req: Request,
+    res: Response,
+    address: string,
+    body: Uint8Array | undefined,
+    bodyError: ApiRequest['bodyError'],
+    receivedAt: number,
+    early: boolean,
+  ): Promise<void> {
+    let response: ApiResponse
+    try {
+      response = await this.#handler({
+        method: req.method,
+        path: req.path,
+        query: req.path_query ?? '',
+        headers: req.headers,
+        body,
+        ...(bodyError !== undefined && { bodyError }),
+        remoteAddress: address,
+        receivedAt,
+      })
+    } catch {
+      response = FAILED
+    }
+    this.#inFlight.delete(res)
+    // After an early answer the unread rest of the body must not be taken for a next request.
+    if (!res.completed) this.#write(res, response, req.method === 'HEAD', early || this.#closing)
+    if (this.#inFlight.size === 0) this.#drained?.()
+  }
+
+  #write(res: Response, response: ApiResponse, head: boolean, close: boolean): void {
+    res.completed = true
+    this.#raw = res.raw
+    this.#out = response
+    this.#head = head
+    this.#close = close
+    this.#raw.cork(this.#flush)
+    this.#raw = undefined
+  }
+
+  #writeCorked(): void {
+    const raw = this.#raw!
+    const { status, headers, body } = this.#out
+    raw.writeStatus(statusLine(status))
+    for (const name in headers) raw.writeHeader(name, headers[name]!)
+    if (body === undefined) {
+      // No Content-Length on a 204 unless the connection closes (uWS then needs a length).
+      if (this.#close) raw.endWithoutBody(0, true)
+      else raw.endWithoutBody()
+    } else if (this.#head) {
+      raw.endWithoutBody(Buffer.byteLength(body), this.#close)
+    } else {
+      raw.end(body, this.#close)
+    }
+  }
+
+  async #shutdown(graceMs: number): Promise<void> {
+    this.#closing = true
+    this.#server.close()
+    if (this.#inFlight.size > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, graceMs)
+        this.#drained = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+    }
+    for (const res of this.#inFlight) res.close()
+    this.#inFlight.clear()
+  }
+}
+
+const STATUS_LINES = new Map<number, string>()
+
+function statusLine(status: number): string {
+  let line = STATUS_LINES.get(status)
+  if (line === undefined) {
+    line = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`
+    STATUS_LINES.set(status, line)
+  }
+  return line
+}
