@@ -1,0 +1,121 @@
+import Type from 'typebox'
+import Format from 'typebox/format'
+import { BENEFICIARY_STATUSES } from '../beneficiary.js'
+import { COUNTRY_CODES } from './country-codes.js'
+import { isFiscalCode } from './fiscal-code.js'
+
+/**
+ * Name of the custom string format for an Italian codice fiscale, registered with TypeBox when
+ * this module loads. OpenAPI readers that do not know it treat it as a plain string.
+ */
+export const FISCAL_CODE_FORMAT = 'codice-fiscale'
+Format.Set(FISCAL_CODE_FORMAT, isFiscalCode)
+
+/** Names the body may not set because the service assigns them (D9). */
+export const READ_ONLY_FIELDS = ['id', 'status', 'created_at', 'updated_at'] as const
+
+/** Names reserved anywhere in a body, so no input can reach an object's prototype (D8). */
+export const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'] as const
+
+const TEXT = 'Trimmed and NFC-normalised; control characters are refused.'
+
+/** `first_name` and `last_name` (D8). */
+export const PersonName = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  description: `1 to 100 characters. ${TEXT}`,
+})
+
+/** `email` (D8): practical syntax, stored as given. */
+export const Email = Type.String({
+  maxLength: 254,
+  pattern: '^[^\\s@]+@[^\\s@.]+(?:\\.[^\\s@.]+)+$',
+  description: 'One @, a dotted domain, no spaces, at most 254 characters. Stored as given.',
+})
+
+/** `phone` (D8), after spaces, dashes, dots and parentheses are removed. */
+export const Phone = Type.String({
+  pattern: '^\\+?[0-9]{6,15}$',
+  description:
+    '6 to 15 digits, optionally after +. Spaces, dashes, dots and parentheses are removed on input.',
+})
+
+/** `date_of_birth` (D8). */
+export const DateOfBirth = Type.String({
+  format: 'date',
+  description: 'A real calendar date YYYY-MM-DD, from 1900-01-01 to today.',
+})
+
+/** `fiscal_code` (D8). */
+export const FiscalCode = Type.String({
+  format: FISCAL_CODE_FORMAT,
+  description:
+    'Italian codice fiscale, upper-cased on input, with a correct check character; its birth date must agree with date_of_birth. Unique.',
+})
+
+/** The address object (specification 2.2, D8): all four fields are required. */
+export const Address = Type.Object(
+  {
+    street: Type.String({ minLength: 1, maxLength: 200 }),
+    city: Type.String({ minLength: 1, maxLength: 100 }),
+    postal_code: Type.String({ minLength: 1, maxLength: 16, pattern: '^[A-Za-z0-9 -]+$' }),
+    country: Type.Enum(COUNTRY_CODES as readonly string[], {
+      description: 'An assigned ISO 3166-1 alpha-2 code, upper-cased on input.',
+    }),
+  },
+  { additionalProperties: false, description: TEXT },
+)
+
+/** The metadata object (D8): flat, at most 50 keys of 1–64 characters, scalar values. */
+export const Metadata = Type.Record(
+  Type.String(),
+  Type.Union([Type.String({ maxLength: 1000 }), Type.Number(), Type.Boolean()]),
+  {
+    maxProperties: 50,
+    propertyNames: { minLength: 1, maxLength: 64, not: { enum: [...RESERVED_KEYS] } },
+    description: `Free-form flat object. String values: at most 1000 characters. ${TEXT}`,
+  },
+)
+
+const optionalFields = {
+  phone: Type.Optional(Type.Union([Phone, Type.Null()])),
+  date_of_birth: Type.Optional(Type.Union([DateOfBirth, Type.Null()])),
+  fiscal_code: Type.Optional(Type.Union([FiscalCode, Type.Null()])),
+  address: Type.Optional(Type.Union([Address, Type.Null()])),
+  metadata: Type.Optional(Type.Union([Metadata, Type.Null()])),
+}
+
+/**
+ * Body of `POST /beneficiaries` (D7–D9): `first_name`, `last_name` and `email` are required; an
+ * optional field that is absent or `null` is stored as `null` (`metadata` as `{}`).
+ */
+export const CreateBeneficiaryBody = Type.Object(
+  { first_name: PersonName, last_name: PersonName, email: Email, ...optionalFields },
+  { additionalProperties: false },
+)
+
+/**
+ * Body of `PUT /beneficiaries/{id}` (D11): every field optional; `null` clears an optional field
+ * (`metadata` becomes `{}`); `address` and `metadata` replace the whole object.
+ */
+export const UpdateBeneficiaryBody = Type.Object(
+  {
+    first_name: Type.Optional(PersonName),
+    last_name: Type.Optional(PersonName),
+    email: Type.Optional(Email),
+    ...optionalFields,
+  },
+  { additionalProperties: false },
+)
+
+/**
+ * Body of `POST /beneficiaries/{id}/status` (D14). `pending` passes validation but no
+ * transition leads to it: the service answers `invalid_transition`.
+ */
+export const StatusBody = Type.Object(
+  {
+    status: Type.Enum(BENEFICIARY_STATUSES),
+    reason: Type.Optional(Type.String({ maxLength: 500, description: TEXT })),
+  },
+  { additionalProperties: false },
+)

@@ -1,0 +1,49 @@
+export { parseCreateInput, parseUpdateInput } from './parse-beneficiary-input.js'
+export type { BeneficiaryPatch } from './parse-beneficiary-input.js'
+export { parseStatusInput } from './parse-status-input.js'
+export type { StatusInput } from './parse-status-input.js'
+export { parseLoginInput, parseRefreshInput } from './parse-auth-input.js'
+export type { LoginInput, RefreshInput } from './parse-auth-input.js'
+export { parseHistoryQuery, parseListQuery } from './parse-list-query.js'
+export type { ListParams, PageParams, RawQuery } from './parse-list-query.js'
+export { fiscalCodeBirthDateProblem, isFiscalCode } from './fiscal-code.js'
+export { COUNTRY_CODES } from './country-codes.js'
+export type { CountryCode } from './country-codes.js'
+export {
+  Address,
+  CreateBeneficiaryBody,
+  DateOfBirth,
+  Email,
+  FISCAL_CODE_FORMAT,
+  FiscalCode,
+  Metadata,
+  PersonName,
+  Phone,
+  READ_ONLY_FIELDS,
+  RESERVED_KEYS,
+  StatusBody,
+  UpdateBeneficiaryBody,
+} from './beneficiary-schemas.js'
+export { LoginBody, RefreshBody } from './auth-schemas.js'
+export {
+  HistoryQueryParams,
+  ListQueryParams,
+  MAX_PAGE,
+  SORT_FIELDS,
+  SORT_VALUES,
+} from './query-schemas.js'
+export {
+  BeneficiaryCreated,
+  BeneficiaryDetail,
+  BeneficiaryListItem,
+  ErrorBody,
+  FieldProblemSchema,
+  HistoryItem,
+  PageLinks,
+  PageMeta,
+  PagedBeneficiaries,
+  PagedHistory,
+  RefreshResponse,
+  TokenResponse,
+  pagedSchema,
+} from './response-schemas.js'

@@ -1,0 +1,227 @@
+import { Compile } from 'typebox/compile'
+import type { Validator } from 'typebox/compile'
+import { IsDate } from 'typebox/format'
+import { WRITABLE_FIELDS } from '../beneficiary.js'
+import type { Address as AddressValue, BeneficiaryFields, Metadata } from '../beneficiary.js'
+import {
+  Address,
+  CreateBeneficiaryBody,
+  READ_ONLY_FIELDS,
+  RESERVED_KEYS,
+  UpdateBeneficiaryBody,
+} from './beneficiary-schemas.js'
+import { fiscalCodeBirthDateProblem } from './fiscal-code.js'
+import { hasControlCharacters, normaliseText } from './normalise-text.js'
+import { isPlainObject, requireObjectBody } from './plain-object.js'
+import { ProblemList } from './problem-list.js'
+import { schemaProblems } from './schema-problems.js'
+import type { FormatMessages } from './schema-problems.js'
+
+/** A partial update (D11): only the fields the body named; `null` has become the cleared value. */
+export type BeneficiaryPatch = { readonly [K in keyof BeneficiaryFields]?: BeneficiaryFields[K] }
+
+type Fields = Record<string, unknown>
+
+const createValidator = Compile(CreateBeneficiaryBody)
+const updateValidator = Compile(UpdateBeneficiaryBody)
+
+const WRITABLE = new Set<string>(WRITABLE_FIELDS)
+const READ_ONLY = new Set<string>(READ_ONLY_FIELDS)
+const RESERVED = new Set<string>(RESERVED_KEYS)
+const ADDRESS_FIELDS = new Set(Object.keys(Address.properties))
+const MAX_METADATA_KEYS = 50
+const MAX_METADATA_KEY_LENGTH = 64
+const EARLIEST_BIRTH_DATE = '1900-01-01'
+const PHONE_SEPARATORS = /[\s().-]/g
+
+const MESSAGES: FormatMessages = {
+  email: 'is not a valid e-mail address',
+  phone: 'must be 6 to 15 digits, optionally after a +',
+  date_of_birth: 'must be a real calendar date written YYYY-MM-DD',
+  fiscal_code: 'is not a valid Italian fiscal code',
+  'address.postal_code': 'may contain only letters, digits, spaces and hyphens',
+  'address.country': 'is not an assigned ISO 3166-1 alpha-2 country code',
+}
+
+// An own `__proto__` key made by JSON.parse must stay a plain property: defining it, rather than
+// assigning it, never touches a prototype.
+function define(target: Fields, key: string, value: unknown): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  })
+}
+
+function normaliseAddress(value: unknown, problems: ProblemList): unknown {
+  if (!isPlainObject(value)) return value
+  const copy: Fields = {}
+  for (const key of Object.keys(value)) {
+    const field = `address.${key}`
+    if (!ADDRESS_FIELDS.has(key)) {
+      problems.add(field, 'is not a known field')
+      continue
+    }
+    const text = normaliseText(value[key], field, problems)
+    define(copy, key, key === 'country' && typeof text === 'string' ? text.toUpperCase() : text)
+  }
+  return copy
+}
+
+function normaliseMetadata(value: unknown, problems: ProblemList): unknown {
+  if (!isPlainObject(value)) return value
+  const keys = Object.keys(value)
+  // Checking values past the limit would only let a large body buy a large error list.
+  if (keys.length > MAX_METADATA_KEYS) {
+    problems.add('metadata', `must have at most ${MAX_METADATA_KEYS} keys`)
+    return undefined
+  }
+  const copy: Fields = {}
+  for (const key of keys) {
+    const field = `metadata.${key}`
+    const length = [...key].length
+    if (RESERVED.has(key)) problems.add(field, 'is a reserved name')
+    else if (length === 0 || length > MAX_METADATA_KEY_LENGTH) {
+      problems.add('metadata', `keys must be 1 to ${MAX_METADATA_KEY_LENGTH} characters`)
+    } else if (hasControlCharacters(key)) {
+      problems.add('metadata', 'keys must not contain control characters')
+    } else define(copy, key, normaliseText(value[key], field, problems))
+  }
+  return copy
+}
+
+function normaliseField(key: string, value: unknown, problems: ProblemList): unknown {
+  switch (key) {
+    case 'address':
+      return normaliseAddress(value, problems)
+    case 'metadata':
+      return normaliseMetadata(value, problems)
+    case 'phone': {
+      const text = normaliseText(value, key, problems)
+      return typeof text === 'string' ? text.replace(PHONE_SEPARATORS, '') : text
+    }
+    case 'fiscal_code': {
+      const text = normaliseText(value, key, problems)
+      return typeof text === 'string' ? text.toUpperCase() : text
+    }
+    default:
+      return normaliseText(value, key, problems)
+  }
+}
+
+// Builds a copy holding only the writable fields, normalised; every other name becomes a problem
+// here (D9), so the schema sees nothing unknown and the copy is small however large the body.
+function normaliseBody(body: Readonly<Fields>, problems: ProblemList): Fields {
+  const copy: Fields = {}
+  for (const key of Object.keys(body)) {
+    const value = body[key]
+    if (value === undefined) continue
+    if (!WRITABLE.has(key)) {
+      problems.add(key, READ_ONLY.has(key) ? 'is read-only' : 'is not a known field')
+      continue
+    }
+    const normalised = normaliseField(key, value, problems)
+    if (normalised !== undefined) define(copy, key, normalised)
+  }
+  return copy
+}
+
+function checkDates(copy: Fields, today: string, problems: ProblemList): void {
+  const { date_of_birth: birth, fiscal_code: code } = copy
+  if (typeof birth !== 'string' || problems.has('date_of_birth')) return
+  if (birth < EARLIEST_BIRTH_DATE) {
+    problems.add('date_of_birth', `must not be before ${EARLIEST_BIRTH_DATE}`)
+  } else if (birth > today) {
+    problems.add('date_of_birth', 'must not be in the future')
+  } else if (typeof code === 'string' && !problems.has('fiscal_code')) {
+    const problem = fiscalCodeBirthDateProblem(code, birth)
+    if (problem !== undefined) problems.add(problem.field, problem.message)
+  }
+}
+
+function validate(body: unknown, today: string, validator: Validator): Fields {
+  if (!IsDate(today)) throw new TypeError('today must be a date written YYYY-MM-DD')
+  const problems = new ProblemList()
+  const copy = normaliseBody(requireObjectBody(body), problems)
+  problems.addAll(schemaProblems(validator, copy, MESSAGES))
+  checkDates(copy, today, problems)
+  problems.throwIfAny()
+  return copy
+}
+
+function toAddress(value: unknown): AddressValue | null {
+  if (value === null) return null
+  const address = value as Readonly<Record<keyof AddressValue, string>>
+  return {
+    street: address.street,
+    city: address.city,
+    postal_code: address.postal_code,
+    country: address.country,
+  }
+}
+
+// The copy was built with `define` from checked keys only, so it is safe to hand out as is.
+function toMetadata(value: unknown): Metadata {
+  return value === null ? {} : (value as Metadata)
+}
+
+/**
+ * Validates and normalises the body of `POST /beneficiaries` (D7–D10). Strings are trimmed and
+ * NFC-normalised, `phone` is compacted, `fiscal_code` and `address.country` are upper-cased.
+ * Optional fields that are absent or `null` become `null`; `metadata` becomes `{}`.
+ *
+ * @param body - the parsed JSON body
+ * @param today - the current UTC date, `YYYY-MM-DD`, from the core's clock: `date_of_birth` may
+ *   not be later
+ * @throws BadRequestError `bad_request` when the body is not a JSON object (D12)
+ * @throws ValidationError `validation_failed` listing every problem, one per field, with dotted
+ *   paths such as `address.country` (D10); unknown and read-only fields included (D9)
+ * @throws TypeError when `today` is not a date
+ *
+ * @example
+ * const fields = parseCreateInput(
+ *   { first_name: 'Mario', last_name: 'Rossi', email: 'mario@example.it' },
+ *   '2025-01-31',
+ * )
+ * fields.phone // null
+ */
+export function parseCreateInput(body: unknown, today: string): BeneficiaryFields {
+  const copy = validate(body, today, createValidator)
+  return {
+    first_name: copy.first_name as string,
+    last_name: copy.last_name as string,
+    email: copy.email as string,
+    phone: (copy.phone ?? null) as string | null,
+    date_of_birth: (copy.date_of_birth ?? null) as string | null,
+    fiscal_code: (copy.fiscal_code ?? null) as string | null,
+    address: toAddress(copy.address ?? null),
+    metadata: toMetadata(copy.metadata ?? null),
+  }
+}
+
+/**
+ * Validates and normalises the body of `PUT /beneficiaries/{id}` (D11): the same rules as
+ * {@link parseCreateInput}, every field optional. `null` clears an optional field (`metadata`
+ * becomes `{}`); `null` for `first_name`, `last_name` or `email` is a problem. The result holds
+ * only the fields the body named. When both `fiscal_code` and `date_of_birth` are in the body
+ * they must agree; the core checks the merged record with {@link fiscalCodeBirthDateProblem}.
+ *
+ * @throws BadRequestError `bad_request` when the body is not a JSON object (D12)
+ * @throws ValidationError `validation_failed` listing every problem (D9, D10)
+ * @throws TypeError when `today` is not a date
+ */
+export function parseUpdateInput(body: unknown, today: string): BeneficiaryPatch {
+  const copy = validate(body, today, updateValidator)
+  const has = (field: string): boolean => Object.hasOwn(copy, field)
+  const patch: { -readonly [K in keyof BeneficiaryFields]?: BeneficiaryFields[K] } = {}
+  if (has('first_name')) patch.first_name = copy.first_name as string
+  if (has('last_name')) patch.last_name = copy.last_name as string
+  if (has('email')) patch.email = copy.email as string
+  if (has('phone')) patch.phone = copy.phone as string | null
+  if (has('date_of_birth')) patch.date_of_birth = copy.date_of_birth as string | null
+  if (has('fiscal_code')) patch.fiscal_code = copy.fiscal_code as string | null
+  if (has('address')) patch.address = toAddress(copy.address)
+  if (has('metadata')) patch.metadata = toMetadata(copy.metadata)
+  return patch
+}

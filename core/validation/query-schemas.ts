@@ -1,0 +1,55 @@
+import Type from 'typebox'
+import { BENEFICIARY_STATUSES } from '../beneficiary.js'
+import type { SortField } from '../beneficiary.js'
+
+/** Every field the list may be sorted on (D15). */
+export const SORT_FIELDS = [
+  'id',
+  'created_at',
+  'updated_at',
+  'last_name',
+  'first_name',
+] as const satisfies readonly SortField[]
+
+/** Every value `sort` accepts: a sort field, optionally after `-` for descending order (D15). */
+export const SORT_VALUES: readonly string[] = SORT_FIELDS.flatMap((field) => [field, `-${field}`])
+
+/** Highest `page` accepted (D18): far past any real list, low enough to keep offsets exact. */
+export const MAX_PAGE = 10_000_000
+
+const Page = Type.Integer({
+  minimum: 1,
+  maximum: MAX_PAGE,
+  default: 1,
+  description: 'Starts at 1.',
+})
+const PerPage = Type.Integer({ minimum: 1, maximum: 100, default: 20 })
+const Day = Type.String({ format: 'date', description: 'Inclusive calendar day in UTC (D17).' })
+
+/**
+ * Query parameters of `GET /beneficiaries` (specification 4.3, D15–D18), as numbers and strings
+ * after decoding. `page` and `per_page` must be written as plain digits. Unknown parameters are
+ * ignored.
+ */
+export const ListQueryParams = Type.Object({
+  page: Type.Optional(Page),
+  per_page: Type.Optional(PerPage),
+  status: Type.Optional(Type.Enum(BENEFICIARY_STATUSES)),
+  created_from: Type.Optional(Day),
+  created_to: Type.Optional(Day),
+  search: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: 'Word prefixes of first and last name; trimmed, empty means no search (D16).',
+    }),
+  ),
+  sort: Type.Optional(
+    Type.Enum(SORT_VALUES, { default: 'id', description: 'A leading - sorts descending (D15).' }),
+  ),
+})
+
+/** Query parameters of `GET /beneficiaries/{id}/history` (D27): paged like the list. */
+export const HistoryQueryParams = Type.Object({
+  page: Type.Optional(Page),
+  per_page: Type.Optional(PerPage),
+})
