@@ -1,0 +1,77 @@
+/** The four targets, in the order they run. */
+export const TARGETS = ['limit', 'peer', 'uws', 'node'] as const
+
+/** A target of the benchmark. */
+export type TargetName = (typeof TARGETS)[number]
+
+/** The figures of one scenario on one target. */
+export interface Measurement {
+  readonly scenario: string
+  readonly target: TargetName
+  readonly requestsPerSecond: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  /** Responses with status 400 or more. */
+  readonly non2xx: number
+  /** Connect, read and write errors and timeouts seen by the load generator. */
+  readonly socketErrors: number
+  /** Peak resident set (VmHWM) of the server so far, in MiB, read right after the scenario. */
+  readonly peakRssMb: number
+}
+
+type Figure = 'requestsPerSecond' | 'p50Ms' | 'p99Ms'
+
+/**
+ * One Markdown table with every figure, and each figure as a ratio to the limit and to the peer
+ * in the same scenario of the same run (`—` where that target did not run the scenario). For
+ * req/s above 1 is better; for latencies below 1 is better.
+ */
+export function formatTable(measurements: readonly Measurement[]): string {
+  const find = (scenario: string, target: TargetName) =>
+    measurements.find((m) => m.scenario === scenario && m.target === target)
+  const ratio = (m: Measurement, base: Measurement | undefined, figure: Figure) =>
+    base === undefined || base[figure] === 0 ? '—' : `${(m[figure] / base[figure]).toFixed(2)}x`
+  const header = [
+    'scenario',
+    'target',
+    'req/s',
+    'vs limit',
+    'vs peer',
+    'p50 ms',
+    'vs limit',
+    'vs peer',
+    'p99 ms',
+    'vs limit',
+    'vs peer',
+    'non-2xx',
+    'socket errors',
+    'peak RSS MiB',
+  ]
+  const rows = measurements.map((m) => {
+    const limit = find(m.scenario, 'limit')
+    const peer = find(m.scenario, 'peer')
+    return [
+      m.scenario,
+      m.target,
+      Math.round(m.requestsPerSecond).toLocaleString('en-US'),
+      ratio(m, limit, 'requestsPerSecond'),
+      ratio(m, peer, 'requestsPerSecond'),
+      m.p50Ms.toFixed(2),
+      ratio(m, limit, 'p50Ms'),
+      ratio(m, peer, 'p50Ms'),
+      m.p99Ms.toFixed(2),
+      ratio(m, limit, 'p99Ms'),
+      ratio(m, peer, 'p99Ms'),
+      String(m.non2xx),
+      String(m.socketErrors),
+      m.peakRssMb.toFixed(0),
+    ]
+  })
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
+  )
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join(' | ')} |`
+  const rule = `|${widths.map((width, column) => (column < 2 ? `${'-'.repeat(width + 1)}-` : `${'-'.repeat(width + 1)}:`)).join('|')}|`
+  return [line(header), rule, ...rows.map(line)].join('\n')
+}

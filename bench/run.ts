@@ -1,0 +1,215 @@
+/**
+ * `npm run bench`: the service against the limit and a typical peer, on this machine.
+ *
+ * Seeds (once) a database of 1,000,000 beneficiaries, then starts each target in turn pinned to
+ * core 0 (the limit, the peer, the service over hyper-express, the service over node:http), and
+ * loads it with wrk pinned to core 1, one scenario at a time for a fixed time. Prints one table,
+ * with every figure as a ratio to the limit and to the peer of the same run, and writes it as
+ * JSON to `bench/results/`. Every process it starts is stopped, also on error and on SIGINT.
+ *
+ * Options: `--duration S` (10), `--warmup S` (2), `--connections N` (50), `--rows N`
+ * (1,000,000), `--only get,list,…`, `--targets limit,peer,uws,node`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { cpus, release, totalmem } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { prepareData } from './bench-data.js'
+import { ProcessGroup } from './process-group.js'
+import { TARGETS, formatTable, type Measurement, type TargetName } from './result-table.js'
+import { SCENARIOS } from './scenarios.js'
+import { checkTargets, formatChecks } from './target-checks.js'
+import { peakRssMb, startTarget } from './targets.js'
+import { ensureWrk, runWrk } from './wrk-runner.js'
+
+const SERVER_CORE = 0
+const LOAD_CORE = 1
+
+const distRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const repoRoot = resolve(distRoot, '..')
+const benchDir = join(repoRoot, 'bench')
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '50' },
+    rows: { type: 'string', default: '1000000' },
+    only: { type: 'string' },
+    targets: { type: 'string', default: TARGETS.join(',') },
+  },
+})
+
+const durationSeconds = wholeNumber('--duration', values.duration, 1, 600)
+const warmupSeconds = wholeNumber('--warmup', values.warmup, 0, 60)
+const connections = wholeNumber('--connections', values.connections, 1, 10_000)
+const rows = wholeNumber('--rows', values.rows, 1_000, 100_000_000)
+const scenarios = pick(
+  '--only',
+  values.only,
+  SCENARIOS.map((s) => s.name),
+).map((name) => SCENARIOS.find((s) => s.name === name)!)
+const targets = pick('--targets', values.targets, TARGETS) as TargetName[]
+
+const group = new ProcessGroup()
+process.on('exit', () => group.killAllNow())
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping every process the benchmark started`)
+    void group.stopAll().finally(() => process.exit(130))
+  })
+}
+
+try {
+  await main()
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error)
+  process.exitCode = 1
+} finally {
+  await group.stopAll()
+}
+
+async function main(): Promise<void> {
+  ensureWrk()
+  const dataDir = join(benchDir, '.data')
+  const data = await prepareData(group, { dataDir, distRoot, repoRoot }, rows)
+  console.log(
+    `data: ${data.rows.toLocaleString('en-US')} rows, search "${data.searchPrefix}", ` +
+      `filter ${data.createdFrom}..${data.createdTo}, detail ${data.detailBytes} bytes`,
+  )
+  console.log(
+    `load: wrk, 1 thread, ${connections} connections, ${warmupSeconds} s warm-up + ` +
+      `${durationSeconds} s per scenario; server on core ${SERVER_CORE}, wrk on core ${LOAD_CORE}\n`,
+  )
+
+  const measurements: Measurement[] = []
+  for (const targetName of targets) {
+    const applicable = scenarios.filter((s) => targetName !== 'limit' || s.name === 'get')
+    if (applicable.length === 0) continue
+    const target = await startTarget(targetName, {
+      group,
+      distRoot,
+      repoRoot,
+      dataDir,
+      data,
+      core: SERVER_CORE,
+    })
+    try {
+      for (const scenario of applicable) {
+        const run = {
+          script: join(benchDir, 'wrk', `${scenario.script}.lua`),
+          baseUrl: target.baseUrl,
+          connections,
+          core: LOAD_CORE,
+          env: {
+            BENCH_LUA_DIR: join(benchDir, 'wrk'),
+            BENCH_TOKEN: target.token ?? '',
+            ...scenario.env(data),
+          },
+        }
+        if (warmupSeconds > 0) await runWrk(group, { ...run, durationSeconds: warmupSeconds })
+        const result = await runWrk(group, { ...run, durationSeconds })
+        const measurement: Measurement = {
+          scenario: scenario.name,
+          target: targetName,
+          requestsPerSecond: result.requests / (result.duration_us / 1e6),
+          p50Ms: result.p50_us / 1000,
+          p99Ms: result.p99_us / 1000,
+          non2xx: result.non2xx,
+          socketErrors:
+            result.connect_errors + result.read_errors + result.write_errors + result.timeouts,
+          peakRssMb: peakRssMb(target.process.pid),
+        }
+        measurements.push(measurement)
+        console.log(
+          `${targetName.padEnd(5)} ${scenario.name.padEnd(7)} ` +
+            `${Math.round(measurement.requestsPerSecond).toLocaleString('en-US').padStart(8)} req/s  ` +
+            `p50 ${measurement.p50Ms.toFixed(2)} ms  p99 ${measurement.p99Ms.toFixed(2)} ms  ` +
+            `non-2xx ${measurement.non2xx}`,
+        )
+      }
+    } finally {
+      await target.stop()
+    }
+  }
+
+  const date = new Date()
+  const machine = {
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    kernel: release(),
+    node: process.version,
+  }
+  const checks = checkTargets(measurements)
+  console.log(
+    `\n${date.toISOString()} on ${machine.cpu} (${machine.cores} cores), node ${machine.node}`,
+  )
+  console.log(
+    `${data.rows.toLocaleString('en-US')} rows, ${connections} connections, ${durationSeconds} s per scenario\n`,
+  )
+  console.log(formatTable(measurements))
+  console.log(`\n${formatChecks(checks)}`)
+
+  const resultsDir = join(benchDir, 'results')
+  mkdirSync(resultsDir, { recursive: true })
+  const file = join(
+    resultsDir,
+    `${date
+      .toISOString()
+      .replace(/:/g, '-')
+      .replace(/\.\d+Z$/, 'Z')}.json`,
+  )
+  writeFileSync(
+    file,
+    `${JSON.stringify(
+      {
+        date: date.toISOString(),
+        machine,
+        options: {
+          durationSeconds,
+          warmupSeconds,
+          connections,
+          rows,
+          targets,
+          scenarios: scenarios.map((s) => s.name),
+        },
+        data: {
+          rows: data.rows,
+          searchPrefix: data.searchPrefix,
+          createdFrom: data.createdFrom,
+          createdTo: data.createdTo,
+          detailBytes: data.detailBytes,
+          peerSynchronous: data.peerSynchronous,
+        },
+        measurements,
+        checks,
+      },
+      null,
+      2,
+    )}\n`,
+  )
+  console.log(`\nwritten to ${file}`)
+}
+
+function wholeNumber(name: string, text: string, min: number, max: number): number {
+  const value = Number(text)
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new TypeError(`${name} must be a whole number from ${min} to ${max}`)
+  }
+  return value
+}
+
+function pick(name: string, text: string | undefined, known: readonly string[]): string[] {
+  if (text === undefined) return [...known]
+  const names = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0)
+  const unknown = names.filter((part) => !known.includes(part))
+  if (unknown.length > 0 || names.length === 0) {
+    throw new TypeError(`${name}: one or more of ${known.join(', ')}`)
+  }
+  return known.filter((part) => names.includes(part))
+}

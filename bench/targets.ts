@@ -1,0 +1,208 @@
+import type { ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
+import { copyFileSync, existsSync, openSync, readFileSync, closeSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { removeDatabase, type BenchData, type Credentials } from './bench-data.js'
+import { exitOf, hasExited, type ProcessGroup } from './process-group.js'
+import type { TargetName } from './result-table.js'
+
+/** A target that is up and answering. */
+export interface RunningTarget {
+  readonly name: TargetName
+  readonly process: ChildProcess
+  /** `http://127.0.0.1:PORT` */
+  readonly baseUrl: string
+  /** A real access token from a real login; absent for the limit. */
+  readonly token: string | undefined
+  /** Stops the process and deletes its working copy of the database. */
+  stop(): Promise<void>
+}
+
+/** Where things are and who runs where. */
+export interface TargetContext {
+  readonly group: ProcessGroup
+  readonly distRoot: string
+  readonly repoRoot: string
+  /** Per-run working copies of the databases (under `bench/.data`). */
+  readonly dataDir: string
+  readonly data: BenchData
+  /** Core the server is pinned to. */
+  readonly core: number
+}
+
+const READY_TIMEOUT_MS = 60_000
+/** High enough never to trigger during a run: the service's limiter still runs on every request. */
+const UNLIMITED_ENV = {
+  RATE_LIMIT_STANDARD: '1000000000',
+  RATE_LIMIT_WRITE: '1000000000',
+  RATE_LIMIT_AUTH: '1000000',
+}
+
+/**
+ * Starts one target on its core and waits until it answers: the limit, the peer (on a fresh
+ * copy of its database), or the service over hyper-express (`uws`) or node:http (`node`) on a
+ * fresh copy of the seeded database, with production logging and the limits set high.
+ */
+export async function startTarget(name: TargetName, ctx: TargetContext): Promise<RunningTarget> {
+  const port = await freePort()
+  const baseUrl = `http://127.0.0.1:${port}`
+  const logFile = join(ctx.dataDir, `${name}.stderr.log`)
+  const stderr = openSync(logFile, 'w')
+  let workDb: string | undefined
+  let child: ChildProcess
+  try {
+    const stdio = ['ignore', 'ignore', stderr] as const
+    switch (name) {
+      case 'limit':
+        child = ctx.group.spawn(
+          process.execPath,
+          [
+            join(ctx.distRoot, 'bench', 'limit-server.js'),
+            '--port',
+            String(port),
+            '--body',
+            ctx.data.detailBodyFile,
+          ],
+          { core: ctx.core, stdio: [...stdio] },
+        )
+        break
+      case 'peer':
+        ensurePeerInstalled(ctx.repoRoot)
+        workDb = workingCopy(ctx.data.peerDb, join(ctx.dataDir, 'peer-work.db'))
+        child = ctx.group.spawn(
+          process.execPath,
+          [
+            join(ctx.repoRoot, 'bench', 'peer', 'server.mjs'),
+            '--db',
+            workDb,
+            '--port',
+            String(port),
+          ],
+          { core: ctx.core, stdio: [...stdio] },
+        )
+        break
+      case 'uws':
+      case 'node':
+        workDb = workingCopy(ctx.data.serviceDb, join(ctx.dataDir, 'service-work.db'))
+        child = ctx.group.spawn(
+          process.execPath,
+          [
+            join(ctx.distRoot, 'server', 'cli.js'),
+            'serve',
+            '--db',
+            workDb,
+            '--host',
+            '127.0.0.1',
+            '--port',
+            String(port),
+            '--transport',
+            name,
+          ],
+          {
+            core: ctx.core,
+            env: { ...process.env, ...UNLIMITED_ENV, NODE_ENV: 'production' },
+            stdio: [...stdio],
+          },
+        )
+        break
+    }
+  } finally {
+    closeSync(stderr)
+  }
+  const stop = async () => {
+    await ctx.group.stop(child)
+    if (workDb !== undefined) removeDatabase(workDb)
+  }
+  try {
+    await waitUntilReady(child, baseUrl, logFile)
+    const credentials =
+      name === 'limit' ? undefined : name === 'peer' ? ctx.data.peerClient : ctx.data.client
+    const token = credentials === undefined ? undefined : await login(baseUrl, credentials)
+    return { name, process: child, baseUrl, token, stop }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}
+
+/** Installs the peer's own dependencies (Fastify) on first use; they are not the product's. */
+function ensurePeerInstalled(repoRoot: string): void {
+  const peerDir = join(repoRoot, 'bench', 'peer')
+  if (existsSync(join(peerDir, 'node_modules', 'fastify', 'package.json'))) return
+  console.log('installing the peer (npm install --prefix bench/peer)')
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+  const result = spawnSync(npm, ['install', '--prefix', peerDir, '--no-audit', '--no-fund'], {
+    stdio: 'inherit',
+    timeout: 300_000,
+  })
+  if (result.status !== 0) throw new Error('npm install --prefix bench/peer failed')
+}
+
+function workingCopy(pristine: string, copy: string): string {
+  removeDatabase(copy)
+  copyFileSync(pristine, copy)
+  return copy
+}
+
+/** A port free on the loopback right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      )
+    })
+  })
+}
+
+async function waitUntilReady(child: ChildProcess, baseUrl: string, logFile: string) {
+  const deadline = performance.now() + READY_TIMEOUT_MS
+  const exited = exitOf(child)
+  while (performance.now() < deadline) {
+    if (hasExited(child)) {
+      throw new Error(
+        `the server exited (${String(await exited)}): ${readFileSync(logFile, 'utf8').slice(-2000)}`,
+      )
+    }
+    try {
+      const response = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(1000) })
+      await response.arrayBuffer()
+      if (response.ok) return
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`the server did not answer within ${READY_TIMEOUT_MS / 1000} s`)
+}
+
+async function login(baseUrl: string, credentials: Credentials): Promise<string> {
+  const response = await fetch(`${baseUrl}/v3/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(credentials),
+    signal: AbortSignal.timeout(10_000),
+  })
+  const body = (await response.json()) as { access_token?: unknown }
+  if (!response.ok || typeof body.access_token !== 'string') {
+    throw new Error(`login failed with ${response.status}: ${JSON.stringify(body)}`)
+  }
+  return body.access_token
+}
+
+/** Peak resident set (VmHWM) of a process, in MiB; 0 when it cannot be read. */
+export function peakRssMb(pid: number | undefined): number {
+  if (pid === undefined) return 0
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return match === null ? 0 : Number(match[1]) / 1024
+  } catch {
+    return 0
+  }
+}
