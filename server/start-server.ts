@@ -1,0 +1,89 @@
+import type { BeneficiaryService } from '../core/beneficiary-service.js'
+import { createHandler, type HandlerLogger } from './handler.js'
+import { listenHyperExpress } from './transports/hyper-express-transport.js'
+import { listenNodeHttp } from './transports/node-http-transport.js'
+import type { TlsFiles, Transport, TransportName } from './transports/transport.js'
+
+/** Options of `startServer`. Only `service` is required. */
+export interface StartServerOptions {
+  /** The service to expose; the caller owns it and its storage. */
+  readonly service: BeneficiaryService
+  /** `uws` (hyper-express, the default) or `node` (node:http, no native dependency). */
+  readonly transport?: TransportName | undefined
+  /** Default `127.0.0.1`. */
+  readonly host?: string | undefined
+  /** Default 8080; 0 picks a free port. */
+  readonly port?: number | undefined
+  /** Serve HTTPS with these PEM files (D26). */
+  readonly tls?: TlsFiles | undefined
+  /** Trusted proxies whose `X-Forwarded-For` is read (D21). Default: none. */
+  readonly trustProxy?: readonly string[] | undefined
+  /** Prefix of the API; must equal the service's `basePath`. Default `/v3`. */
+  readonly basePath?: string | undefined
+  /** One JSON line per request goes here (a pino logger). Default: none. */
+  readonly logger?: HandlerLogger | undefined
+  /** Time for a whole request to arrive. Default 30 s. */
+  readonly requestTimeoutMs?: number | undefined
+  /** Time for the request headers to arrive (node transport). Default 10 s. */
+  readonly headersTimeoutMs?: number | undefined
+  /** Body cap in bytes. Default 1 MiB (D12). */
+  readonly maxBodyBytes?: number | undefined
+}
+
+/** A listening server. */
+export interface RunningServer {
+  /** The port bound. */
+  readonly port: number
+  readonly transport: TransportName
+  /** `http://host:port` or `https://host:port`. */
+  readonly url: string
+  /**
+   * Stops accepting connections and waits for requests in flight, at most `graceMs`
+   * (default 10 s). Does not close the service's storage: its owner does.
+   */
+  close(graceMs?: number): Promise<void>
+}
+
+const TRANSPORTS: Readonly<Record<TransportName, Transport>> = {
+  uws: listenHyperExpress,
+  node: listenNodeHttp,
+}
+
+/**
+ * Serves the /v3 API of `service` over HTTP or HTTPS.
+ *
+ * @example
+ * const server = await startServer({ service, transport: 'node', port: 0 })
+ * console.log(`listening on ${server.url}`)
+ * await server.close()
+ *
+ * @throws TransportUnavailableError when the `uws` transport cannot load on this platform.
+ * @throws TypeError for a malformed `basePath` or `trustProxy` entry.
+ */
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const transportName = options.transport ?? 'uws'
+  const transport = TRANSPORTS[transportName]
+  if (transport === undefined) throw new TypeError(`unknown transport: ${String(transportName)}`)
+  const handler = createHandler(options.service, {
+    ...(options.basePath !== undefined && { basePath: options.basePath }),
+    ...(options.trustProxy !== undefined && { trustProxy: options.trustProxy }),
+    ...(options.logger !== undefined && { logger: options.logger }),
+  })
+  const host = options.host ?? '127.0.0.1'
+  const running = await transport(handler, {
+    host,
+    port: options.port ?? 8080,
+    tls: options.tls,
+    requestTimeoutMs: options.requestTimeoutMs,
+    headersTimeoutMs: options.headersTimeoutMs,
+    maxBodyBytes: options.maxBodyBytes,
+  })
+  const scheme = options.tls === undefined ? 'http' : 'https'
+  const urlHost = host.includes(':') ? `[${host}]` : host
+  return {
+    port: running.port,
+    transport: transportName,
+    url: `${scheme}://${urlHost}:${running.port}`,
+    close: (graceMs) => running.close(graceMs),
+  }
+}
