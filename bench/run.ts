@@ -11,7 +11,7 @@
  * (1,000,000), `--only get,list,…`, `--targets limit,peer,uws,node`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { cpus, release, totalmem } from 'node:os'
+import { cpus, loadavg, release, totalmem } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -141,16 +141,18 @@ async function main(): Promise<void> {
     memoryGiB: Math.round(totalmem() / 2 ** 30),
     kernel: release(),
     node: process.version,
+    // Other work on the machine skews absolute figures; the ratios inside one run much less.
+    loadAverageAtEnd: loadavg().map((load) => Math.round(load * 100) / 100),
   }
   const checks = checkTargets(measurements)
   console.log(
-    `\n${date.toISOString()} on ${machine.cpu} (${machine.cores} cores), node ${machine.node}`,
+    `\n${date.toISOString()} on ${machine.cpu} (${machine.cores} cores), node ${machine.node}, load average ${machine.loadAverageAtEnd.join(' ')}`,
   )
   console.log(
     `${data.rows.toLocaleString('en-US')} rows, ${connections} connections, ${durationSeconds} s per scenario\n`,
   )
   console.log(formatTable(measurements))
-  console.log(`\n${formatChecks(checks)}`)
+  if (checks.length > 0) console.log(`\n${formatChecks(checks)}`)
 
   const resultsDir = join(benchDir, 'results')
   mkdirSync(resultsDir, { recursive: true })
