@@ -197,7 +197,7 @@ function buildPeerDatabase(repoRoot: string, serviceDb: string, peerDb: string) 
   }
   // What a fresh connection of the peer gets: better-sqlite3 builds with
   // SQLITE_DEFAULT_WAL_SYNCHRONOUS=1, so a WAL database opens with NORMAL.
-  const probe = new Database(peerDb, { readonly: true })
+  const probe = new Database(peerDb)
   const peerSynchronous = probe.pragma('synchronous', { simple: true }) as number
   probe.close()
   return { peerClient: { client_id: 'bench', client_secret: secret }, peerSynchronous }

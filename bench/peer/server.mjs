@@ -64,7 +64,7 @@ const address = {
 const metadata = {
   type: 'object',
   maxProperties: 50,
-  additionalProperties: { type: ['string', 'number', 'boolean'] },
+  additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
 }
 const writable = {
   first_name: { type: 'string', minLength: 1, maxLength: 100 },
