@@ -61,7 +61,8 @@ export async function prepareData(
   const detailBodyFile = join(where.dataDir, `detail-${rows}.json`)
   if (existsSync(metaFile) && existsSync(serviceDb) && existsSync(peerDb)) {
     const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as BenchData & { format: number }
-    if (meta.format === FORMAT) return meta
+    // The files are found where they are now, should the checkout have moved.
+    if (meta.format === FORMAT) return { ...meta, serviceDb, peerDb, detailBodyFile }
   }
   for (const file of [metaFile, serviceDb, peerDb, detailBodyFile]) removeDatabase(file)
 
