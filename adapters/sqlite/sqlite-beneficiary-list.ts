@@ -1,0 +1,409 @@
+import type BetterSqlite3 from 'better-sqlite3'
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely'
+import type { BeneficiarySummary, SortField } from '../../core/beneficiary.js'
+import type { ListQuery, Page } from '../../core/ports/beneficiary-store.js'
+import { BLOCK_SIZE, DAY_MS } from './sqlite-counters.js'
+import { queryBuilder, slot, SqliteQuery, type SlotValues } from './sqlite-query.js'
+import type { SqliteSchema } from './sqlite-schema.js'
+
+/** Below this offset a plain OFFSET is cheaper than finding the page through the counters. */
+const DEEP_OFFSET = 2_000
+/** Rows visited per matching row when a plan collects every match and sorts them. */
+const SORT_COST = 4
+const NO_LOWER = Number.MIN_SAFE_INTEGER
+const NO_UPPER = Number.MAX_SAFE_INTEGER
+
+/**
+ * `order` walks the index that gives the sort order and checks the filters row by row (cheap
+ * when the filters keep many rows); `filter` reads the rows the filters select through their
+ * index and sorts them (cheap when they keep few). The counters tell which, before the query.
+ */
+type Plan = 'order' | 'filter'
+
+/** Where an `order` plan starts: at the top, or at a block of ids or a day the counters found. */
+type Seek = 'none' | 'id' | 'day'
+
+interface Shape {
+  readonly sort: SortField
+  readonly descending: boolean
+  readonly status: boolean
+  readonly dates: boolean
+  readonly search: boolean
+  readonly plan: Plan
+  readonly seek: Seek
+}
+
+type Items = SqliteQuery<BeneficiarySummary>
+type Count = SqliteQuery<{ n: number }>
+type Bucket = { key: number; n: number }
+
+const SUMMARY_COLUMNS = [
+  'beneficiaries.id',
+  'beneficiaries.first_name',
+  'beneficiaries.last_name',
+  'beneficiaries.email',
+  'beneficiaries.phone',
+  'beneficiaries.status',
+  'beneficiaries.created_at',
+  'beneficiaries.updated_at',
+] as const
+
+const ORDER_COLUMNS: Readonly<Record<SortField, readonly (keyof SqliteSchema['beneficiaries'])[]>> =
+  {
+    id: ['id'],
+    created_at: ['created_at', 'id'],
+    updated_at: ['updated_at', 'id'],
+    last_name: ['sort_last', 'last_name', 'id'],
+    first_name: ['sort_first', 'first_name', 'id'],
+  }
+
+/** `+column`: the same value, but SQLite will not use an index for it, which picks the plan. */
+function unindexed<T>(column: string): RawBuilder<T> {
+  return sql<T>`+${sql.ref(`beneficiaries.${column}`)}`
+}
+
+/**
+ * The FTS5 query for search terms: each a quoted prefix of a word, all required (D16), and the
+ * status when given. Quotes inside a term are doubled, so no input is read as FTS5 syntax.
+ */
+export function matchExpression(terms: readonly string[], status: string | undefined): string {
+  const quote = (text: string): string => `"${text.replaceAll('"', '""')}"`
+  const words = [...new Set(terms)].map((term) => `words : ${quote(term)}*`)
+  if (status !== undefined) words.push(`status : ${quote(status)}`)
+  return words.join(' AND ')
+}
+
+/**
+ * The listing of `SqliteBeneficiaryStore`: filters, sorts (D15), search (D16) and exact totals,
+ * each query shape compiled once by Kysely and kept as a prepared statement.
+ *
+ * Totals without a search come from `beneficiary_day_counts` (a sum over at most a few thousand
+ * rows, plus an index count for partial days). Deep pages sorted by id or `created_at` start
+ * at the block of ids or the day where the counters say the page begins, so OFFSET skips at
+ * most one block or day instead of up to a million rows. Other sorts skip with OFFSET along
+ * their index. Searches read the FTS5 index and count its matches.
+ */
+export class SqliteBeneficiaryList {
+  readonly #db: BetterSqlite3.Database
+  readonly #items = new Map<string, Items>()
+  readonly #counts = new Map<string, Count>()
+  readonly #dayTotal: Count
+  readonly #dayTotalByStatus: Count
+  readonly #idBounds: SqliteQuery<{ lo: number | null; hi: number | null }>
+  readonly #idBoundsByStatus: SqliteQuery<{ lo: number | null; hi: number | null }>
+  readonly #blocks: Readonly<Record<'asc' | 'desc', SqliteQuery<Bucket>>>
+  readonly #blocksByStatus: Readonly<Record<'asc' | 'desc', SqliteQuery<Bucket>>>
+  readonly #days: Readonly<Record<'asc' | 'desc', SqliteQuery<Bucket>>>
+  readonly #daysByStatus: Readonly<Record<'asc' | 'desc', SqliteQuery<Bucket>>>
+  readonly #edgeCount: Count
+  readonly #edgeCountByStatus: Count
+
+  constructor(db: BetterSqlite3.Database) {
+    this.#db = db
+    const days = queryBuilder
+      .selectFrom('beneficiary_day_counts')
+      .where('day', '>=', slot('dayFrom'))
+      .where('day', '<', slot('dayBefore'))
+    this.#dayTotal = new SqliteQuery(db, days.select(sql<number>`coalesce(sum(n), 0)`.as('n')))
+    this.#dayTotalByStatus = new SqliteQuery(
+      db,
+      days.where('status', '=', slot('status')).select(sql<number>`coalesce(sum(n), 0)`.as('n')),
+    )
+    // Days with no record left keep stale bounds; skipping them keeps the bounds tight.
+    const bounds = days
+      .where('n', '>', 0)
+      .select([sql<number | null>`min(min_id)`.as('lo'), sql<number | null>`max(max_id)`.as('hi')])
+    this.#idBounds = new SqliteQuery(db, bounds)
+    this.#idBoundsByStatus = new SqliteQuery(db, bounds.where('status', '=', slot('status')))
+
+    const buckets = (
+      table: 'beneficiary_block_counts' | 'beneficiary_day_counts',
+      key: 'block' | 'day',
+      byStatus: boolean,
+      direction: 'asc' | 'desc',
+    ): SqliteQuery<Bucket> => {
+      let query = queryBuilder
+        .selectFrom(table)
+        .select([sql<number>`${sql.ref(key)}`.as('key'), sql<number>`sum(n)`.as('n')])
+        .where(sql.ref(key), '>=', slot('keyFrom'))
+        .where(sql.ref(key), '<', slot('keyBefore'))
+        .groupBy(key)
+        .having(sql<number>`sum(n)`, '>', 0)
+        .orderBy(key, direction)
+      if (byStatus) query = query.where('status', '=', slot('status'))
+      return new SqliteQuery(db, query)
+    }
+    this.#blocks = {
+      asc: buckets('beneficiary_block_counts', 'block', false, 'asc'),
+      desc: buckets('beneficiary_block_counts', 'block', false, 'desc'),
+    }
+    this.#blocksByStatus = {
+      asc: buckets('beneficiary_block_counts', 'block', true, 'asc'),
+      desc: buckets('beneficiary_block_counts', 'block', true, 'desc'),
+    }
+    this.#days = {
+      asc: buckets('beneficiary_day_counts', 'day', false, 'asc'),
+      desc: buckets('beneficiary_day_counts', 'day', false, 'desc'),
+    }
+    this.#daysByStatus = {
+      asc: buckets('beneficiary_day_counts', 'day', true, 'asc'),
+      desc: buckets('beneficiary_day_counts', 'day', true, 'desc'),
+    }
+
+    const edge = queryBuilder
+      .selectFrom('beneficiaries')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('created_at', '>=', slot('from'))
+      .where('created_at', '<', slot('before'))
+    this.#edgeCount = new SqliteQuery(db, edge)
+    this.#edgeCountByStatus = new SqliteQuery(
+      db,
+      edge.where(unindexed('status'), '=', slot('status')),
+    )
+  }
+
+  /** One page of summaries matching `query` and the exact number of matches. */
+  list(query: ListQuery): Page<BeneficiarySummary> {
+    if (query.search !== undefined) return this.#search(query, query.search)
+    const from = query.createdFrom ?? NO_LOWER
+    const before = query.createdBefore ?? NO_UPPER
+    const dates = query.createdFrom !== undefined || query.createdBefore !== undefined
+    const values: Record<string, unknown> = {
+      from,
+      before,
+      status: query.status,
+      limit: query.limit,
+      offset: query.offset,
+    }
+    const total = this.#total(query.status, from, before)
+    if (total === 0 || query.offset >= total) return { items: [], total }
+
+    // How many rows an `order` plan visits per match: the filters' selectivity, or for ids
+    // between the bounds of a date range, the density of matches between those bounds.
+    const filtered = query.status !== undefined || dates
+    let span = filtered ? this.#total(undefined, NO_LOWER, NO_UPPER) : total
+    if (query.sort === 'id' && dates) {
+      const bounds = (query.status === undefined ? this.#idBounds : this.#idBoundsByStatus).get({
+        dayFrom: Math.floor(from / DAY_MS),
+        dayBefore: Math.floor((before - 1) / DAY_MS) + 1,
+        status: query.status,
+      })
+      values.lo = bounds?.lo ?? 0
+      values.hi = bounds?.hi ?? 0
+      span = (bounds?.hi ?? 0) - (bounds?.lo ?? 0) + 1
+    }
+    const orderCost = ((query.offset + query.limit) * span) / total
+    const plan: Plan = filtered && SORT_COST * total < orderCost ? 'filter' : 'order'
+
+    let seek: Seek = 'none'
+    if (plan === 'order' && query.offset >= DEEP_OFFSET) {
+      if (query.sort === 'id' && !dates) {
+        seek = 'id'
+        this.#seekBlock(query, values)
+      } else if (query.sort === 'created_at' && isDayBound(from) && isDayBound(before)) {
+        seek = 'day'
+        this.#seekDay(query, from, before, values)
+      }
+    }
+
+    const shape: Shape = {
+      sort: query.sort,
+      descending: query.descending,
+      status: query.status !== undefined,
+      dates,
+      search: false,
+      plan,
+      seek,
+    }
+    return { items: this.#itemsQuery(shape).all(values), total }
+  }
+
+  /** Exact number of records with `status` (any when undefined) created in [from, before). */
+  #total(status: string | undefined, from: number, before: number): number {
+    const dayFrom = from === NO_LOWER ? NO_LOWER : Math.ceil(from / DAY_MS)
+    const dayBefore = before === NO_UPPER ? NO_UPPER : Math.floor(before / DAY_MS)
+    const edge = status === undefined ? this.#edgeCount : this.#edgeCountByStatus
+    if (dayFrom >= dayBefore) return edge.get({ from, before, status })?.n ?? 0
+    const days = status === undefined ? this.#dayTotal : this.#dayTotalByStatus
+    let total = days.get({ dayFrom, dayBefore, status })?.n ?? 0
+    if (from !== NO_LOWER && from < dayFrom * DAY_MS) {
+      total += edge.get({ from, before: dayFrom * DAY_MS, status })?.n ?? 0
+    }
+    if (before !== NO_UPPER && dayBefore * DAY_MS < before) {
+      total += edge.get({ from: dayBefore * DAY_MS, before, status })?.n ?? 0
+    }
+    return total
+  }
+
+  /** Finds the block of ids where the page starts; sets `seek` and the offset within it. */
+  #seekBlock(query: ListQuery, values: Record<string, unknown>): void {
+    const direction = query.descending ? 'desc' : 'asc'
+    const blocks = (query.status === undefined ? this.#blocks : this.#blocksByStatus)[direction]
+    const found = skipBuckets(
+      blocks.all({ keyFrom: NO_LOWER, keyBefore: NO_UPPER, status: query.status }),
+      query.offset,
+    )
+    if (found === undefined) return
+    values.seek = (query.descending ? found.key + 1 : found.key) * BLOCK_SIZE
+    values.offset = found.rest
+  }
+
+  /** Finds the day where the page starts; sets `seek` and the offset within it. */
+  #seekDay(query: ListQuery, from: number, before: number, values: Record<string, unknown>): void {
+    const direction = query.descending ? 'desc' : 'asc'
+    const days = (query.status === undefined ? this.#days : this.#daysByStatus)[direction]
+    const found = skipBuckets(
+      days.all({
+        keyFrom: from === NO_LOWER ? NO_LOWER : from / DAY_MS,
+        keyBefore: before === NO_UPPER ? NO_UPPER : before / DAY_MS,
+        status: query.status,
+      }),
+      query.offset,
+    )
+    if (found === undefined) return
+    values.seek = query.descending ? (found.key + 1) * DAY_MS : found.key * DAY_MS
+    values.offset = found.rest
+  }
+
+  #search(query: ListQuery, terms: readonly string[]): Page<BeneficiarySummary> {
+    if (terms.length === 0) return { items: [], total: 0 }
+    const dates = query.createdFrom !== undefined || query.createdBefore !== undefined
+    // The status is part of the FTS5 query: the index itself filters by it.
+    const shape: Shape = {
+      sort: query.sort,
+      descending: query.descending,
+      status: false,
+      dates,
+      search: true,
+      plan: 'filter',
+      seek: 'none',
+    }
+    const values: SlotValues = {
+      match: matchExpression(terms, query.status),
+      from: query.createdFrom ?? NO_LOWER,
+      before: query.createdBefore ?? NO_UPPER,
+      limit: query.limit,
+      offset: query.offset,
+    }
+    const total = this.#searchCount(shape).get(values)?.n ?? 0
+    if (total === 0 || query.offset >= total) return { items: [], total }
+    return { items: this.#itemsQuery(shape).all(values), total }
+  }
+
+  #searchCount(shape: Shape): Count {
+    const key = String(shape.dates)
+    let query = this.#counts.get(key)
+    if (query === undefined) {
+      let builder = queryBuilder
+        .selectFrom('beneficiary_search')
+        .select(sql<number>`count(*)`.as('n'))
+        .where('beneficiary_search', 'match', slot('match'))
+      if (shape.dates) {
+        builder = builder
+          .innerJoin('beneficiaries', 'beneficiaries.id', 'beneficiary_search.rowid')
+          .where(unindexed('created_at'), '>=', slot('from'))
+          .where(unindexed('created_at'), '<', slot('before'))
+      }
+      query = new SqliteQuery(this.#db, builder)
+      this.#counts.set(key, query)
+    }
+    return query
+  }
+
+  #itemsQuery(shape: Shape): Items {
+    const key = JSON.stringify(shape)
+    let query = this.#items.get(key)
+    if (query === undefined) {
+      query = new SqliteQuery<BeneficiarySummary>(this.#db, buildItemsQuery(shape))
+      this.#items.set(key, query)
+    }
+    return query
+  }
+}
+
+/** Whether a bound of a date filter is absent or a UTC midnight, as the core's always are (D17). */
+function isDayBound(time: number): boolean {
+  return time === NO_LOWER || time === NO_UPPER || time % DAY_MS === 0
+}
+
+/** The bucket holding the row at `offset` (counting across buckets in order), and its rank in it. */
+function skipBuckets(
+  buckets: readonly Bucket[],
+  offset: number,
+): { key: number; rest: number } | undefined {
+  let rest = offset
+  for (const bucket of buckets) {
+    if (rest < bucket.n) return { key: bucket.key, rest }
+    rest -= bucket.n
+  }
+  return undefined
+}
+
+type ItemsBuilder = SelectQueryBuilder<SqliteSchema, 'beneficiaries', BeneficiarySummary>
+
+function buildItemsQuery(shape: Shape): ItemsBuilder {
+  const direction = shape.descending ? 'desc' : 'asc'
+  if (shape.search && shape.sort === 'id' && !shape.status && !shape.dates) {
+    // The FTS index yields its matches in rowid order: page there, then read only those rows.
+    const page = queryBuilder
+      .selectFrom('beneficiary_search')
+      .select('rowid')
+      .where('beneficiary_search', 'match', slot('match'))
+      .orderBy('rowid', direction)
+      .limit(slot('limit'))
+      .offset(slot('offset'))
+    return queryBuilder
+      .selectFrom('beneficiaries')
+      .select(SUMMARY_COLUMNS)
+      .where('id', 'in', page)
+      .orderBy('id', direction) as ItemsBuilder
+  }
+
+  let query = queryBuilder.selectFrom('beneficiaries').select(SUMMARY_COLUMNS) as ItemsBuilder
+  if (shape.search) {
+    query = query.where('beneficiaries.id', 'in', (eb) =>
+      eb
+        .selectFrom('beneficiary_search')
+        .select('rowid')
+        .where('beneficiary_search', 'match', slot('match')),
+    )
+  }
+
+  const indexed = (column: string, usable: boolean): RawBuilder<number> =>
+    usable ? sql<number>`${sql.ref(`beneficiaries.${column}`)}` : unindexed<number>(column)
+  const filterPlan = shape.plan === 'filter' && !shape.search
+  if (shape.status) {
+    const usable = filterPlan || (shape.sort === 'id' && !shape.dates && !shape.search)
+    query = query.where(indexed('status', usable), '=', slot('status'))
+  }
+  if (shape.dates) {
+    const usable = !shape.search && (filterPlan || shape.sort === 'created_at')
+    query = query
+      .where(indexed('created_at', usable), '>=', slot('from'))
+      .where(indexed('created_at', usable), '<', slot('before'))
+  }
+  if (shape.sort === 'id' && shape.dates && shape.plan === 'order' && !shape.search) {
+    query = query
+      .where('beneficiaries.id', '>=', slot('lo'))
+      .where('beneficiaries.id', '<=', slot('hi'))
+  }
+  if (shape.seek === 'id') {
+    query = query.where('beneficiaries.id', shape.descending ? '<' : '>=', slot('seek'))
+  }
+  if (shape.seek === 'day') {
+    query = query.where('beneficiaries.created_at', shape.descending ? '<' : '>=', slot('seek'))
+  }
+
+  // A filter plan or a search sorts the rows it collected; a `+` keeps SQLite from walking the
+  // sort's index instead.
+  const [first, ...rest] = ORDER_COLUMNS[shape.sort]
+  const sortsCollected = filterPlan || shape.search
+  if (first !== undefined) {
+    query = query.orderBy(
+      sortsCollected ? unindexed(first) : sql.ref(`beneficiaries.${first}`),
+      direction,
+    )
+  }
+  for (const column of rest) query = query.orderBy(sql.ref(`beneficiaries.${column}`), direction)
+  return query.limit(slot('limit')).offset(slot('offset'))
+}

@@ -1,0 +1,432 @@
+import type BetterSqlite3 from 'better-sqlite3'
+import type { Selectable } from 'kysely'
+import type {
+  BeneficiaryRecord,
+  BeneficiaryStatus,
+  BeneficiarySummary,
+  FieldChange,
+  HistoryAction,
+  HistoryEntry,
+  Metadata,
+} from '../../core/beneficiary.js'
+import { ConflictError } from '../../core/errors.js'
+import type {
+  BeneficiaryStore,
+  CreateOutcome,
+  IdempotencyClaim,
+  ListQuery,
+  NewBeneficiary,
+  Page,
+  WriteOutcome,
+} from '../../core/ports/beneficiary-store.js'
+import { SqliteBeneficiaryList } from './sqlite-beneficiary-list.js'
+import { SqliteCounters } from './sqlite-counters.js'
+import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
+import {
+  beneficiarySlots,
+  prepareWriteStatements,
+  toColumns,
+  toHistoryColumns,
+  wordsOf,
+} from './sqlite-write-statements.js'
+import type { BeneficiaryRow, HistoryRow } from './sqlite-schema.js'
+
+// Design: Kysely builds the SQL of every statement once, here in the constructor (or once per
+// list shape), and better-sqlite3 prepares it once; a call only binds values and steps the
+// prepared statement. Compiling a Kysely query costs tens of microseconds per call, more than
+// the indexed lookup itself, so no query is built on the hot path.
+
+type StoredRow = Selectable<BeneficiaryRow>
+type StoredHistoryRow = Selectable<HistoryRow>
+type ClaimRow = {
+  fingerprint: string
+  beneficiary_id: number
+  created_at: number
+  expires_at: number
+}
+type CurrentRow = Pick<StoredRow, 'version' | 'first_name' | 'last_name' | 'status' | 'created_at'>
+
+/** How many expired Idempotency-Key claims a create deletes on its way, to keep the table small. */
+const CLAIMS_PURGED_PER_CREATE = 16
+
+/**
+ * Beneficiaries, their history (D27) and Idempotency-Key claims (D22) in SQLite. Every write
+ * is one `BEGIN IMMEDIATE` transaction, so it waits for another process's write instead of
+ * failing on a read-to-write upgrade, and it is committed before the returned promise resolves.
+ *
+ * Beyond the port: ids are never reused (AUTOINCREMENT); the `createdAt` of a `claimed` outcome
+ * is the `created_at` of the record the claim created; `last_name`/`first_name` sort by the
+ * name's search words, then the raw name, both in code-point order, then id, as the memory
+ * adapter does.
+ *
+ * Get one from `SqliteStorage`; it is not constructed on its own.
+ */
+export class SqliteBeneficiaryStore implements BeneficiaryStore {
+  readonly #assertOpen: () => void
+  readonly #list: SqliteBeneficiaryList
+  readonly #counters: SqliteCounters
+  readonly #select: SqliteQuery<StoredRow>
+  readonly #selectCurrent: SqliteQuery<CurrentRow>
+  readonly #insert: SqliteQuery<never>
+  readonly #update: SqliteQuery<never>
+  readonly #delete: SqliteQuery<never>
+  readonly #insertWords: SqliteQuery<never>
+  readonly #deleteWords: SqliteQuery<never>
+  readonly #insertHistory: SqliteQuery<never>
+  readonly #eraseHistory: SqliteQuery<never>
+  readonly #historyPage: SqliteQuery<StoredHistoryRow>
+  readonly #historyCount: SqliteQuery<{ n: number }>
+  readonly #allHistory: SqliteQuery<StoredHistoryRow>
+  readonly #selectClaim: SqliteQuery<ClaimRow>
+  readonly #insertClaim: SqliteQuery<never>
+  readonly #purgeClaims: SqliteQuery<never>
+  readonly #create: BetterSqlite3.Transaction<
+    (
+      record: NewBeneficiary,
+      entry: HistoryEntry,
+      claim: IdempotencyClaim | undefined,
+    ) => CreateOutcome
+  >
+  readonly #replace: BetterSqlite3.Transaction<
+    (next: BeneficiaryRecord, expectedVersion: number, entry: HistoryEntry) => WriteOutcome
+  >
+  readonly #remove: BetterSqlite3.Transaction<
+    (id: number, expectedVersion: number | undefined, entry: HistoryEntry) => WriteOutcome
+  >
+
+  /**
+   * @param db An open connection whose schema `migrateSqlite` brought up to date.
+   * @param assertOpen Throws when the owning storage is closed; called first by every method.
+   */
+  constructor(db: BetterSqlite3.Database, assertOpen: () => void) {
+    this.#assertOpen = assertOpen
+    this.#list = new SqliteBeneficiaryList(db)
+    this.#counters = new SqliteCounters(db)
+    const byId = queryBuilder.selectFrom('beneficiaries').where('id', '=', slot('id'))
+    this.#select = new SqliteQuery(db, byId.selectAll())
+    this.#selectCurrent = new SqliteQuery(
+      db,
+      byId.select(['version', 'first_name', 'last_name', 'status', 'created_at']),
+    )
+    const writes = prepareWriteStatements(db)
+    this.#insert = writes.insert
+    this.#insertWords = writes.insertWords
+    this.#insertHistory = writes.insertHistory
+    this.#update = new SqliteQuery(
+      db,
+      queryBuilder
+        .updateTable('beneficiaries')
+        .set(beneficiarySlots())
+        .where('id', '=', slot('id'))
+        .where('version', '=', slot('expected_version')),
+    )
+    this.#delete = new SqliteQuery(
+      db,
+      queryBuilder.deleteFrom('beneficiaries').where('id', '=', slot('id')),
+    )
+    this.#deleteWords = new SqliteQuery(
+      db,
+      queryBuilder.deleteFrom('beneficiary_search').where('rowid', '=', slot('id')),
+    )
+
+    const history = queryBuilder
+      .selectFrom('beneficiary_history')
+      .where('beneficiary_id', '=', slot('id'))
+    this.#eraseHistory = new SqliteQuery(
+      db,
+      queryBuilder
+        .updateTable('beneficiary_history')
+        .set({ changes: '[]' })
+        .where('beneficiary_id', '=', slot('id')),
+    )
+    this.#historyPage = new SqliteQuery(
+      db,
+      history.selectAll().orderBy('id').limit(slot('limit')).offset(slot('offset')),
+    )
+    this.#allHistory = new SqliteQuery(db, history.selectAll().orderBy('id'))
+    this.#historyCount = new SqliteQuery(
+      db,
+      history.select((eb) => eb.fn.countAll<number>().as('n')),
+    )
+
+    this.#selectClaim = new SqliteQuery(
+      db,
+      queryBuilder
+        .selectFrom('idempotency_keys')
+        .select(['fingerprint', 'beneficiary_id', 'created_at', 'expires_at'])
+        .where('client_id', '=', slot('client_id'))
+        .where('key', '=', slot('key')),
+    )
+    // An expired claim of the same key is replaced in place.
+    this.#insertClaim = new SqliteQuery(
+      db,
+      queryBuilder
+        .insertInto('idempotency_keys')
+        .values({
+          client_id: slot<string>('client_id'),
+          key: slot<string>('key'),
+          fingerprint: slot<string>('fingerprint'),
+          beneficiary_id: slot<number>('beneficiary_id'),
+          created_at: slot<number>('created_at'),
+          expires_at: slot<number>('expires_at'),
+        })
+        .onConflict((oc) =>
+          oc.columns(['client_id', 'key']).doUpdateSet((eb) => ({
+            fingerprint: eb.ref('excluded.fingerprint'),
+            beneficiary_id: eb.ref('excluded.beneficiary_id'),
+            created_at: eb.ref('excluded.created_at'),
+            expires_at: eb.ref('excluded.expires_at'),
+          })),
+        ),
+    )
+    this.#purgeClaims = new SqliteQuery(
+      db,
+      queryBuilder
+        .deleteFrom('idempotency_keys')
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('idempotency_keys')
+            .select('id')
+            .where('expires_at', '<=', slot('now'))
+            .limit(CLAIMS_PURGED_PER_CREATE),
+        ),
+    )
+
+    this.#create = db.transaction((record, entry, claim) => this.#createNow(record, entry, claim))
+    this.#replace = db.transaction((next, expected, entry) =>
+      this.#updateNow(next, expected, entry),
+    )
+    this.#remove = db.transaction((id, expected, entry) => this.#removeNow(id, expected, entry))
+  }
+
+  /** The record with this id, or `undefined`. */
+  async get(id: number): Promise<BeneficiaryRecord | undefined> {
+    this.#assertOpen()
+    const row = this.#select.get({ id })
+    return row === undefined ? undefined : toRecord(row)
+  }
+
+  /** One page of summaries matching `query`, with the exact total count. */
+  async list(query: ListQuery): Promise<Page<BeneficiarySummary>> {
+    this.#assertOpen()
+    return this.#list.list(query)
+  }
+
+  /**
+   * Inserts the record (id from AUTOINCREMENT, version 1), its search words, its `created`
+   * entry and the claim, in one transaction. A live claim for the same client and key wins
+   * over everything else, including a fiscal code that is now taken by the claim's own record.
+   *
+   * @throws ConflictError `validation_failed` with `field` `fiscal_code` when another record
+   * has the fiscal code; nothing is written then.
+   */
+  async create(
+    record: NewBeneficiary,
+    entry: HistoryEntry,
+    idempotency?: IdempotencyClaim,
+  ): Promise<CreateOutcome> {
+    this.#assertOpen()
+    try {
+      return this.#create.immediate(record, entry, idempotency)
+    } catch (error) {
+      throw translate(error)
+    }
+  }
+
+  /**
+   * Replaces the record and appends `entry` when the stored version is `expectedVersion`.
+   * `next` is stored as given: the caller sets its version.
+   *
+   * @throws ConflictError `validation_failed` with `field` `fiscal_code` when another record has
+   * `next`'s fiscal code; nothing is written then.
+   */
+  async update(
+    next: BeneficiaryRecord,
+    expectedVersion: number,
+    entry: HistoryEntry,
+  ): Promise<WriteOutcome> {
+    this.#assertOpen()
+    try {
+      return this.#replace.immediate(next, expectedVersion, entry)
+    } catch (error) {
+      throw translate(error)
+    }
+  }
+
+  /**
+   * Deletes the record and its search words, empties the `changes` of its earlier history
+   * entries and appends `entry`, in one transaction; the fiscal code becomes free (D13, D27).
+   */
+  async remove(
+    id: number,
+    expectedVersion: number | undefined,
+    entry: HistoryEntry,
+  ): Promise<WriteOutcome> {
+    this.#assertOpen()
+    return this.#remove.immediate(id, expectedVersion, entry)
+  }
+
+  /** A page of the record's history, oldest first; `undefined` once the record is deleted. */
+  async history(
+    id: number,
+    offset: number,
+    limit: number,
+  ): Promise<Page<HistoryEntry> | undefined> {
+    this.#assertOpen()
+    if (this.#selectCurrent.get({ id }) === undefined) return undefined
+    const total = this.#historyCount.get({ id })?.n ?? 0
+    const items = total > offset ? this.#historyPage.all({ id, limit, offset }).map(toEntry) : []
+    return { items, total }
+  }
+
+  /**
+   * Every history entry kept for `id`, oldest first, including those of a deleted record (then
+   * erased: empty `changes`, ending with the `deleted` entry), for audits and tests. Not part of
+   * the port. `undefined` when no record ever had this id.
+   */
+  async retainedHistory(id: number): Promise<readonly HistoryEntry[] | undefined> {
+    this.#assertOpen()
+    const rows = this.#allHistory.all({ id })
+    return rows.length === 0 ? undefined : rows.map(toEntry)
+  }
+
+  #createNow(
+    record: NewBeneficiary,
+    entry: HistoryEntry,
+    claim: IdempotencyClaim | undefined,
+  ): CreateOutcome {
+    if (claim !== undefined) {
+      const held = this.#selectClaim.get({ client_id: claim.clientId, key: claim.key })
+      if (held !== undefined && claim.now < held.expires_at) {
+        return {
+          kind: 'claimed',
+          fingerprint: held.fingerprint,
+          beneficiaryId: held.beneficiary_id,
+          createdAt: held.created_at,
+        }
+      }
+    }
+    const inserted = this.#insert.run(toColumns(record, 1))
+    const id = Number(inserted.lastInsertRowid)
+    this.#insertWords.run({ id, words: wordsOf(record), status: record.status })
+    this.#counters.add({ id, status: record.status, created_at: record.created_at })
+    this.#insertHistory.run(toHistoryColumns(id, entry))
+    if (claim !== undefined) {
+      this.#purgeClaims.run({ now: claim.now })
+      this.#insertClaim.run({
+        client_id: claim.clientId,
+        key: claim.key,
+        fingerprint: claim.fingerprint,
+        beneficiary_id: id,
+        created_at: record.created_at,
+        expires_at: claim.expiresAt,
+      })
+    }
+    return { kind: 'created', record: toRecordFrom(record, id) }
+  }
+
+  #updateNow(next: BeneficiaryRecord, expectedVersion: number, entry: HistoryEntry): WriteOutcome {
+    const current = this.#selectCurrent.get({ id: next.id })
+    if (current === undefined) return 'missing'
+    if (current.version !== expectedVersion) return 'conflict'
+    this.#update.run({
+      ...toColumns(next, next.version),
+      id: next.id,
+      expected_version: expectedVersion,
+    })
+    if (
+      current.first_name !== next.first_name ||
+      current.last_name !== next.last_name ||
+      current.status !== next.status
+    ) {
+      this.#deleteWords.run({ id: next.id })
+      this.#insertWords.run({ id: next.id, words: wordsOf(next), status: next.status })
+    }
+    if (current.status !== next.status || current.created_at !== next.created_at) {
+      this.#counters.remove({ id: next.id, status: current.status, created_at: current.created_at })
+      this.#counters.add(next)
+    }
+    this.#insertHistory.run(toHistoryColumns(next.id, entry))
+    return 'done'
+  }
+
+  #removeNow(id: number, expectedVersion: number | undefined, entry: HistoryEntry): WriteOutcome {
+    const current = this.#selectCurrent.get({ id })
+    if (current === undefined) return 'missing'
+    if (expectedVersion !== undefined && current.version !== expectedVersion) return 'conflict'
+    this.#delete.run({ id })
+    this.#deleteWords.run({ id })
+    this.#counters.remove({ id, status: current.status, created_at: current.created_at })
+    this.#eraseHistory.run({ id })
+    this.#insertHistory.run(toHistoryColumns(id, entry))
+    return 'done'
+  }
+}
+
+function toRecord(row: StoredRow): BeneficiaryRecord {
+  return {
+    id: row.id,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    email: row.email,
+    phone: row.phone,
+    date_of_birth: row.date_of_birth,
+    fiscal_code: row.fiscal_code,
+    address:
+      row.address_street === null
+        ? null
+        : {
+            street: row.address_street,
+            city: row.address_city ?? '',
+            postal_code: row.address_postal_code ?? '',
+            country: row.address_country ?? '',
+          },
+    status: row.status as BeneficiaryStatus,
+    metadata: JSON.parse(row.metadata) as Metadata,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    version: row.version,
+  }
+}
+
+/** What was inserted, read back from the input rather than from the database. */
+function toRecordFrom(record: NewBeneficiary, id: number): BeneficiaryRecord {
+  return {
+    id,
+    first_name: record.first_name,
+    last_name: record.last_name,
+    email: record.email,
+    phone: record.phone,
+    date_of_birth: record.date_of_birth,
+    fiscal_code: record.fiscal_code,
+    address: record.address === null ? null : { ...record.address },
+    status: record.status,
+    metadata: JSON.parse(JSON.stringify(record.metadata)) as Metadata,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    version: 1,
+  }
+}
+
+function toEntry(row: StoredHistoryRow): HistoryEntry {
+  const changes = JSON.parse(row.changes) as FieldChange[]
+  return {
+    at: row.at,
+    action: row.action as HistoryAction,
+    client_id: row.client_id,
+    request_id: row.request_id,
+    changes: changes.map((change) => ({ field: change.field, old: change.old, new: change.new })),
+  }
+}
+
+/** A violated fiscal-code uniqueness becomes the domain's `ConflictError` (D8). */
+function translate(error: unknown): unknown {
+  if (
+    error instanceof Error &&
+    (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE' &&
+    error.message.includes('beneficiaries.fiscal_code')
+  ) {
+    return new ConflictError('fiscal_code', { cause: error })
+  }
+  return error
+}

@@ -1,0 +1,25 @@
+/**
+ * How `openSqliteStorage` opens a database file. Plain data with no driver types, so a host
+ * application can build it from its own configuration without importing better-sqlite3.
+ *
+ * @example
+ * const config: SqliteConfig = { path: '/var/lib/beneficiaries/data.db', busyTimeoutMs: 10_000 }
+ */
+export interface SqliteConfig {
+  /** The database file, created when missing; `':memory:'` for a private in-memory database. */
+  readonly path: string
+  /**
+   * `FULL` (the default) makes every acknowledged write survive a power loss or OS crash.
+   * `NORMAL` is faster and still survives a crash of the process, but in WAL mode the last
+   * transactions before a power loss may roll back.
+   */
+  readonly synchronous?: 'FULL' | 'NORMAL'
+  /**
+   * How long a write waits for another connection's write transaction to end before it fails
+   * with `SQLITE_BUSY`, in milliseconds. Default 5000. The wait blocks the calling thread, as
+   * every better-sqlite3 call does.
+   */
+  readonly busyTimeoutMs?: number
+  /** Page cache per connection, in KiB. Default 65536 (64 MiB): a million records fit mostly. */
+  readonly cacheSizeKib?: number
+}

@@ -1,0 +1,283 @@
+import type BetterSqlite3 from 'better-sqlite3'
+import { Kysely, Migrator, SqliteDialect, sql, type Migration } from 'kysely'
+
+const MIGRATION_TABLE = 'kysely_migration'
+
+/** The UTC day of an epoch-millisecond expression, rounded down also before 1970. */
+function dayOf(column: string): string {
+  return `((${column} - ((${column} % 86400000) + 86400000) % 86400000) / 86400000)`
+}
+
+const coreSchema: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema
+      .createTable('beneficiaries')
+      // AUTOINCREMENT: an id is never handed out twice, even after the highest one is deleted.
+      .addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement())
+      .addColumn('first_name', 'text', (col) => col.notNull())
+      .addColumn('last_name', 'text', (col) => col.notNull())
+      .addColumn('email', 'text', (col) => col.notNull())
+      .addColumn('phone', 'text')
+      .addColumn('date_of_birth', 'text')
+      .addColumn('fiscal_code', 'text', (col) => col.unique())
+      .addColumn('address_street', 'text')
+      .addColumn('address_city', 'text')
+      .addColumn('address_postal_code', 'text')
+      .addColumn('address_country', 'text')
+      .addColumn('metadata', 'text', (col) => col.notNull())
+      .addColumn('status', 'text', (col) =>
+        col.notNull().check(sql`status IN ('active', 'inactive', 'pending')`),
+      )
+      .addColumn('created_at', 'integer', (col) => col.notNull())
+      .addColumn('updated_at', 'integer', (col) => col.notNull())
+      .addColumn('version', 'integer', (col) => col.notNull())
+      .addColumn('sort_first', 'text', (col) => col.notNull())
+      .addColumn('sort_last', 'text', (col) => col.notNull())
+      .addCheckConstraint(
+        'beneficiaries_address_whole',
+        sql`(address_street IS NULL) = (address_city IS NULL)
+          AND (address_city IS NULL) = (address_postal_code IS NULL)
+          AND (address_postal_code IS NULL) = (address_country IS NULL)`,
+      )
+      .execute()
+    // Each index ends with the rowid (= id), so it also serves the tie-break by id (D15).
+    await db.schema
+      .createIndex('beneficiaries_status')
+      .on('beneficiaries')
+      .column('status')
+      .execute()
+    await db.schema
+      .createIndex('beneficiaries_created_at')
+      .on('beneficiaries')
+      .column('created_at')
+      .execute()
+    await db.schema
+      .createIndex('beneficiaries_updated_at')
+      .on('beneficiaries')
+      .column('updated_at')
+      .execute()
+    await db.schema
+      .createIndex('beneficiaries_last_name')
+      .on('beneficiaries')
+      .columns(['sort_last', 'last_name'])
+      .execute()
+    await db.schema
+      .createIndex('beneficiaries_first_name')
+      .on('beneficiaries')
+      .columns(['sort_first', 'first_name'])
+      .execute()
+
+    // Contentless: the words are only searched, never read back. The `ascii` tokenizer splits
+    // only at ASCII non-alphanumerics, so the words of `searchTerms()` (letters and digits of
+    // any script, joined by spaces) are its tokens unchanged (D16). The status is indexed too,
+    // so that a search filtered by status is counted inside the index.
+    await sql`CREATE VIRTUAL TABLE beneficiary_search USING fts5(
+      words, status, content = '', contentless_delete = 1, tokenize = 'ascii', prefix = '2 3'
+    )`.execute(db)
+
+    await db.schema
+      .createTable('beneficiary_history')
+      .addColumn('id', 'integer', (col) => col.primaryKey())
+      .addColumn('beneficiary_id', 'integer', (col) => col.notNull())
+      .addColumn('at', 'integer', (col) => col.notNull())
+      .addColumn('action', 'text', (col) => col.notNull())
+      .addColumn('client_id', 'text', (col) => col.notNull())
+      .addColumn('request_id', 'text', (col) => col.notNull())
+      .addColumn('changes', 'text', (col) => col.notNull())
+      .execute()
+    await db.schema
+      .createIndex('beneficiary_history_beneficiary')
+      .on('beneficiary_history')
+      .column('beneficiary_id')
+      .execute()
+
+    await db.schema
+      .createTable('idempotency_keys')
+      .addColumn('id', 'integer', (col) => col.primaryKey())
+      .addColumn('client_id', 'text', (col) => col.notNull())
+      .addColumn('key', 'text', (col) => col.notNull())
+      .addColumn('fingerprint', 'text', (col) => col.notNull())
+      .addColumn('beneficiary_id', 'integer', (col) => col.notNull())
+      .addColumn('created_at', 'integer', (col) => col.notNull())
+      .addColumn('expires_at', 'integer', (col) => col.notNull())
+      .addUniqueConstraint('idempotency_keys_client_key', ['client_id', 'key'])
+      .execute()
+    await db.schema
+      .createIndex('idempotency_keys_expires_at')
+      .on('idempotency_keys')
+      .column('expires_at')
+      .execute()
+
+    await db.schema
+      .createTable('clients')
+      .addColumn('seq', 'integer', (col) => col.primaryKey())
+      .addColumn('id', 'text', (col) => col.notNull().unique())
+      .addColumn('name', 'text', (col) => col.notNull())
+      .addColumn('secret_hash', 'text', (col) => col.notNull())
+      .addColumn('scopes', 'text', (col) => col.notNull())
+      .addColumn('created_at', 'integer', (col) => col.notNull())
+      .addColumn('revoked_at', 'integer')
+      .execute()
+
+    await db.schema
+      .createTable('sessions')
+      .addColumn('seq', 'integer', (col) => col.primaryKey())
+      .addColumn('id', 'text', (col) => col.notNull().unique())
+      .addColumn('client_id', 'text', (col) => col.notNull())
+      .addColumn('refresh_token_hash', 'text', (col) => col.notNull().unique())
+      .addColumn('scopes', 'text', (col) => col.notNull())
+      .addColumn('created_at', 'integer', (col) => col.notNull())
+      .addColumn('expires_at', 'integer', (col) => col.notNull())
+      .addColumn('revoked_at', 'integer')
+      .execute()
+
+    await db.schema
+      .createTable('revoked_tokens')
+      .addColumn('jti', 'text', (col) => col.primaryKey())
+      .addColumn('expires_at', 'integer', (col) => col.notNull())
+      .modifyEnd(sql`WITHOUT ROWID`)
+      .execute()
+    await db.schema
+      .createIndex('revoked_tokens_expires_at')
+      .on('revoked_tokens')
+      .column('expires_at')
+      .execute()
+
+    await db.schema
+      .createTable('signing_keys')
+      .addColumn('seq', 'integer', (col) => col.primaryKey())
+      .addColumn('kid', 'text', (col) => col.notNull().unique())
+      .addColumn('secret', 'text', (col) => col.notNull())
+      .addColumn('created_at', 'integer', (col) => col.notNull())
+      .execute()
+  },
+}
+
+// Counting a million rows, or skipping a million with OFFSET, costs tens of milliseconds; these
+// counters answer the totals of the status and date filters and find where a deep page starts
+// (see `SqliteBeneficiaryList`). The store updates them in the transaction of each write
+// (`SqliteCounters`): triggers did the same at seven times the cost of an insert.
+const listCounters: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema
+      .createTable('beneficiary_day_counts')
+      .addColumn('status', 'text', (col) => col.notNull())
+      .addColumn('day', 'integer', (col) => col.notNull())
+      .addColumn('n', 'integer', (col) => col.notNull())
+      .addColumn('min_id', 'integer', (col) => col.notNull())
+      .addColumn('max_id', 'integer', (col) => col.notNull())
+      .addPrimaryKeyConstraint('beneficiary_day_counts_key', ['status', 'day'])
+      .modifyEnd(sql`WITHOUT ROWID`)
+      .execute()
+    await db.schema
+      .createTable('beneficiary_block_counts')
+      .addColumn('status', 'text', (col) => col.notNull())
+      .addColumn('block', 'integer', (col) => col.notNull())
+      .addColumn('n', 'integer', (col) => col.notNull())
+      .addPrimaryKeyConstraint('beneficiary_block_counts_key', ['status', 'block'])
+      .modifyEnd(sql`WITHOUT ROWID`)
+      .execute()
+
+    await sql
+      .raw(
+        `INSERT INTO beneficiary_day_counts (status, day, n, min_id, max_id)
+          SELECT status, ${dayOf('created_at')}, count(*), min(id), max(id)
+          FROM beneficiaries GROUP BY 1, 2`,
+      )
+      .execute(db)
+    await sql`INSERT INTO beneficiary_block_counts (status, block, n)
+      SELECT status, id >> 10, count(*) FROM beneficiaries GROUP BY 1, 2`.execute(db)
+  },
+}
+
+/**
+ * Every migration of the schema, by name; names sort in the order they apply. A released
+ * migration is never edited: a change to the schema is a new entry.
+ */
+export const SQLITE_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
+  '0001_core_schema': coreSchema,
+  '0002_list_counters': listCounters,
+})
+
+/** Options of {@link migrateSqlite}. */
+export interface MigrateSqliteOptions {
+  /** Stop after this migration instead of applying all of them (older schemas, for tests). */
+  readonly to?: string
+  /** The migrations to apply; {@link SQLITE_MIGRATIONS} unless given (for tests). */
+  readonly migrations?: Readonly<Record<string, Migration>>
+}
+
+/**
+ * Brings the schema of `db` up to date with Kysely's `Migrator`; `openSqliteStorage` calls it,
+ * and so does the CLI's `migrate` command. All pending migrations run in one `BEGIN IMMEDIATE`
+ * transaction: when one fails, the file is left exactly as it was and the error is thrown.
+ * Another process migrating the same file at the same time waits (busy timeout) and then finds
+ * nothing left to do.
+ *
+ * Run it before anything else uses `db`: while it awaits, the connection is inside its
+ * transaction.
+ *
+ * @returns The names of the migrations applied now, in order (empty when up to date).
+ * @throws Error with the failed migration's error as `cause`.
+ *
+ * @example
+ * const db = new Database('data.db')
+ * await migrateSqlite(db) // ['0001_core_schema', '0002_list_counters'] on a new file
+ */
+export async function migrateSqlite(
+  db: BetterSqlite3.Database,
+  options: MigrateSqliteOptions = {},
+): Promise<string[]> {
+  const migrations = options.migrations ?? SQLITE_MIGRATIONS
+  if (options.to === undefined && pendingMigrations(db, migrations).length === 0) return []
+
+  // Kysely runs SQLite migrations outside a transaction (its adapter claims no transactional
+  // DDL); this one wraps the whole run, the migrator's own bookkeeping included.
+  const kysely = new Kysely<unknown>({ dialect: new SqliteDialect({ database: db }) })
+  const migrator = new Migrator({
+    db: kysely,
+    provider: { getMigrations: async () => ({ ...migrations }) },
+  })
+  db.exec('BEGIN IMMEDIATE')
+  let outcome: Awaited<ReturnType<Migrator['migrateToLatest']>>
+  try {
+    outcome =
+      options.to === undefined
+        ? await migrator.migrateToLatest()
+        : await migrator.migrateTo(options.to)
+  } catch (error) {
+    db.exec('ROLLBACK')
+    throw error
+  }
+  if (outcome.error !== undefined) {
+    db.exec('ROLLBACK')
+    throw new Error('The SQLite schema migration failed; nothing was changed.', {
+      cause: outcome.error,
+    })
+  }
+  db.exec('COMMIT')
+  return (outcome.results ?? [])
+    .filter((result) => result.status === 'Success')
+    .map((result) => result.migrationName)
+}
+
+/** Names of `migrations` not yet applied to `db`, in order; read without taking a write lock. */
+export function pendingMigrations(
+  db: BetterSqlite3.Database,
+  migrations: Readonly<Record<string, Migration>> = SQLITE_MIGRATIONS,
+): string[] {
+  const table = db
+    .prepare<[string], { name: string }>(`SELECT name FROM sqlite_master WHERE name = ?`)
+    .get(MIGRATION_TABLE)
+  const applied = new Set(
+    table === undefined
+      ? []
+      : db
+          .prepare<[], { name: string }>(`SELECT name FROM ${MIGRATION_TABLE}`)
+          .all()
+          .map((row) => row.name),
+  )
+  return Object.keys(migrations)
+    .sort()
+    .filter((name) => !applied.has(name))
+}

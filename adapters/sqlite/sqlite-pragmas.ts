@@ -1,0 +1,47 @@
+import type BetterSqlite3 from 'better-sqlite3'
+import type { SqliteConfig } from './sqlite-config.js'
+
+/** The connection settings of {@link SqliteConfig}: everything but the path. */
+export type SqlitePragmaOptions = Omit<SqliteConfig, 'path'>
+
+const DEFAULT_BUSY_TIMEOUT_MS = 5_000
+const DEFAULT_CACHE_SIZE_KIB = 65_536
+
+/**
+ * Sets the connection up the way the adapter relies on: `busy_timeout` (default 5000 ms), WAL
+ * (file databases), `synchronous=FULL` unless `NORMAL` is asked for, `foreign_keys=ON`, a page
+ * cache of `cacheSizeKib`, and temporary sorts in memory. `openSqliteStorage` calls it; call it
+ * yourself on a connection you open and pass to `new SqliteStorage(db)`.
+ *
+ * @throws TypeError for a negative or fractional `busyTimeoutMs` or `cacheSizeKib`.
+ * @throws Error when the file cannot switch to WAL (e.g. a read-only directory).
+ */
+export function applySqlitePragmas(
+  db: BetterSqlite3.Database,
+  options: SqlitePragmaOptions = {},
+): void {
+  const busyTimeoutMs = wholeNumber('busyTimeoutMs', options.busyTimeoutMs, DEFAULT_BUSY_TIMEOUT_MS)
+  const cacheSizeKib = wholeNumber('cacheSizeKib', options.cacheSizeKib, DEFAULT_CACHE_SIZE_KIB)
+  const synchronous = options.synchronous ?? 'FULL'
+  if (synchronous !== 'FULL' && synchronous !== 'NORMAL') {
+    throw new TypeError("synchronous must be 'FULL' or 'NORMAL'")
+  }
+  // First, so that switching to WAL also waits for a connection that holds a lock.
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`)
+  if (!db.memory) {
+    const mode = db.pragma('journal_mode = WAL', { simple: true })
+    if (mode !== 'wal') throw new Error(`SQLite refused WAL mode (journal_mode is ${String(mode)})`)
+  }
+  db.pragma(`synchronous = ${synchronous}`)
+  db.pragma('foreign_keys = ON')
+  db.pragma(`cache_size = -${cacheSizeKib}`)
+  db.pragma('temp_store = MEMORY')
+}
+
+function wholeNumber(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new TypeError(`${name} must be a whole number of at least 0`)
+  }
+  return value
+}

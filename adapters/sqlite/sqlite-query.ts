@@ -1,0 +1,80 @@
+import type BetterSqlite3 from 'better-sqlite3'
+import {
+  DummyDriver,
+  Kysely,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type Compilable,
+} from 'kysely'
+import type { SqliteSchema } from './sqlite-schema.js'
+
+/** A named placeholder in a query built once: its value is given on every run. */
+class Slot {
+  readonly name: string
+
+  constructor(name: string) {
+    this.name = name
+  }
+}
+
+/**
+ * A placeholder for the value named `name`, typed as whatever the builder expects at its place.
+ * Kysely passes it through to the compiled parameters, where `SqliteQuery` finds it again.
+ */
+export function slot<T = never>(name: string): T {
+  return new Slot(name) as unknown as T
+}
+
+/** Builds SQL without a connection: Kysely only compiles here, better-sqlite3 executes. */
+export const queryBuilder = new Kysely<SqliteSchema>({
+  dialect: {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  },
+})
+
+/** Values of the slots of one run, by name. */
+export type SlotValues = Readonly<Record<string, unknown>>
+
+/**
+ * A query compiled by Kysely once and prepared by better-sqlite3 once; each run only binds
+ * values. Parameters that are not slots are constants of the query and bound as they are.
+ */
+export class SqliteQuery<Row> {
+  readonly sql: string
+  readonly #statement: BetterSqlite3.Statement<unknown[], Row>
+  readonly #parameters: readonly unknown[]
+
+  constructor(db: BetterSqlite3.Database, query: Compilable) {
+    const compiled = query.compile()
+    this.sql = compiled.sql
+    this.#parameters = compiled.parameters
+    this.#statement = db.prepare<unknown[], Row>(compiled.sql)
+  }
+
+  /** Every row. */
+  all(values: SlotValues = {}): Row[] {
+    return this.#statement.all(...this.#bind(values))
+  }
+
+  /** The first row, or `undefined`. */
+  get(values: SlotValues = {}): Row | undefined {
+    return this.#statement.get(...this.#bind(values))
+  }
+
+  /** Runs a statement that returns no rows. */
+  run(values: SlotValues = {}): BetterSqlite3.RunResult {
+    return this.#statement.run(...this.#bind(values))
+  }
+
+  #bind(values: SlotValues): unknown[] {
+    return this.#parameters.map((parameter) => {
+      if (!(parameter instanceof Slot)) return parameter
+      if (!(parameter.name in values)) throw new TypeError(`no value for slot ${parameter.name}`)
+      return values[parameter.name]
+    })
+  }
+}

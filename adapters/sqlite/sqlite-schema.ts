@@ -1,0 +1,125 @@
+import type { ColumnType, Generated } from 'kysely'
+
+/** A row of `beneficiaries`. Timestamps are epoch milliseconds; `metadata` is JSON text. */
+export interface BeneficiaryRow {
+  id: Generated<number>
+  first_name: string
+  last_name: string
+  email: string
+  phone: string | null
+  date_of_birth: string | null
+  fiscal_code: string | null
+  address_street: string | null
+  address_city: string | null
+  address_postal_code: string | null
+  address_country: string | null
+  metadata: string
+  status: string
+  created_at: number
+  updated_at: number
+  version: number
+  /** `nameSortKey(first_name)`: the primary key of the `first_name` sort (D15). */
+  sort_first: string
+  /** `nameSortKey(last_name)`. */
+  sort_last: string
+}
+
+/** A row of `beneficiary_history` (D27); `changes` is a JSON array. */
+export interface HistoryRow {
+  id: Generated<number>
+  beneficiary_id: number
+  at: number
+  action: string
+  client_id: string
+  request_id: string
+  changes: string
+}
+
+/** A row of `idempotency_keys` (D22). */
+export interface IdempotencyRow {
+  id: Generated<number>
+  client_id: string
+  key: string
+  fingerprint: string
+  beneficiary_id: number
+  created_at: number
+  expires_at: number
+}
+
+/** The FTS5 table over the search words of both names (D16); `rowid` is the beneficiary id. */
+export interface SearchRow {
+  rowid: number
+  words: string
+  status: string
+  /** The hidden column named like the table, the left operand of `MATCH`. */
+  beneficiary_search: ColumnType<string, never, never>
+}
+
+/** Records per status and UTC day of `created_at`, kept by `SqliteCounters`. */
+export interface DayCountRow {
+  status: string
+  day: number
+  n: number
+  /** Lower bound of the ids counted in the row (not raised by deletes). */
+  min_id: number
+  /** Upper bound of the ids counted in the row (not lowered by deletes). */
+  max_id: number
+}
+
+/** Records per status and block of 1024 ids (`id >> 10`), kept by `SqliteCounters`. */
+export interface BlockCountRow {
+  status: string
+  block: number
+  n: number
+}
+
+/** A row of `clients` (D1); `scopes` is a JSON array. */
+export interface ClientRow {
+  seq: Generated<number>
+  id: string
+  name: string
+  secret_hash: string
+  scopes: string
+  created_at: number
+  revoked_at: number | null
+}
+
+/** A row of `sessions` (D4, D5); `scopes` is a JSON array. */
+export interface SessionRow {
+  seq: Generated<number>
+  id: string
+  client_id: string
+  refresh_token_hash: string
+  scopes: string
+  created_at: number
+  expires_at: number
+  revoked_at: number | null
+}
+
+/** A row of `revoked_tokens` (D5). */
+export interface RevokedTokenRow {
+  jti: string
+  expires_at: number
+}
+
+/** A row of `signing_keys` (D3). */
+export interface SigningKeyRow {
+  seq: Generated<number>
+  kid: string
+  secret: string
+  created_at: number
+}
+
+/** Every table of the latest schema, as Kysely sees it. */
+export interface SqliteSchema {
+  beneficiaries: BeneficiaryRow
+  beneficiary_history: HistoryRow
+  idempotency_keys: IdempotencyRow
+  beneficiary_search: SearchRow
+  beneficiary_day_counts: DayCountRow
+  beneficiary_block_counts: BlockCountRow
+  clients: ClientRow
+  sessions: SessionRow
+  revoked_tokens: RevokedTokenRow
+  signing_keys: SigningKeyRow
+}

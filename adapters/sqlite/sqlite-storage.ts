@@ -1,0 +1,133 @@
+import Database from 'better-sqlite3'
+import type { Storage } from '../../core/ports/storage.js'
+import { SqliteBeneficiaryStore } from './sqlite-beneficiary-store.js'
+import { SqliteClientStore } from './sqlite-client-store.js'
+import type { SqliteConfig } from './sqlite-config.js'
+import { migrateSqlite, pendingMigrations } from './sqlite-migrations.js'
+import { applySqlitePragmas } from './sqlite-pragmas.js'
+import { SqliteSessionStore } from './sqlite-session-store.js'
+import { SqliteSigningKeyStore } from './sqlite-signing-key-store.js'
+
+/** Options of the {@link SqliteStorage} constructor. */
+export interface SqliteStorageOptions {
+  /**
+   * Whether `close()` also closes the connection. Default false: the caller owns a connection
+   * it passed in. `openSqliteStorage` sets it, since it opened the connection itself.
+   */
+  readonly closeDatabase?: boolean
+}
+
+/**
+ * Every storage port on one better-sqlite3 connection to a SQLite file: the durable storage of
+ * the standalone server and of host applications.
+ *
+ * `openSqliteStorage(config)` opens a file, sets the pragmas and migrates it; the constructor
+ * takes a connection you opened, configured (`applySqlitePragmas`) and migrated
+ * (`migrateSqlite`) yourself. Several processes may open the same file: writes are
+ * `BEGIN IMMEDIATE` transactions that wait for each other up to the busy timeout. Each call
+ * runs synchronously on the calling thread, as better-sqlite3 does, and has committed when its
+ * promise resolves.
+ *
+ * @example
+ * const storage = await openSqliteStorage({ path: 'data.db' })
+ * // … pass `storage` to the core, then:
+ * await storage.close()
+ *
+ * @example
+ * const db = new Database('data.db')
+ * applySqlitePragmas(db)
+ * await migrateSqlite(db)
+ * const storage = new SqliteStorage(db) // close() leaves `db` open
+ */
+export class SqliteStorage implements Storage {
+  readonly beneficiaries: SqliteBeneficiaryStore
+  readonly clients: SqliteClientStore
+  readonly sessions: SqliteSessionStore
+  readonly signingKeys: SqliteSigningKeyStore
+  readonly #db: Database.Database
+  readonly #closeDatabase: boolean
+  readonly #ping: Database.Statement<[], unknown>
+  #closed = false
+
+  /**
+   * @param db An open connection; the storage never changes its pragmas.
+   * @throws TypeError when the schema of `db` is not up to date (run `migrateSqlite(db)`).
+   */
+  constructor(db: Database.Database, options: SqliteStorageOptions = {}) {
+    const pending = pendingMigrations(db)
+    if (pending.length > 0) {
+      throw new TypeError(
+        `The database schema is not up to date (${pending.join(', ')} pending): run migrateSqlite(db) first.`,
+      )
+    }
+    this.#db = db
+    this.#closeDatabase = options.closeDatabase ?? false
+    this.#ping = db.prepare('SELECT 1')
+    const assertOpen = (): void => this.#assertOpen()
+    this.beneficiaries = new SqliteBeneficiaryStore(db, assertOpen)
+    this.clients = new SqliteClientStore(db, assertOpen)
+    this.sessions = new SqliteSessionStore(db, assertOpen)
+    this.signingKeys = new SqliteSigningKeyStore(db, assertOpen)
+  }
+
+  /** The connection, for `backupSqlite`, `seedBeneficiaries` and maintenance. */
+  get database(): Database.Database {
+    return this.#db
+  }
+
+  /**
+   * Resolves when the database answers a query.
+   * @throws Error once `close` has been called, or when the connection is unusable.
+   */
+  async ping(): Promise<void> {
+    this.#assertOpen()
+    this.#ping.get()
+  }
+
+  /**
+   * Closes the storage: every later call, `ping` included, rejects. Closes the connection too
+   * when the storage opened it (`closeDatabase`), after letting SQLite refresh its query-planner
+   * statistics. Closing twice is harmless.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    if (this.#closeDatabase && this.#db.open) {
+      this.#db.pragma('optimize')
+      this.#db.close()
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error('storage is closed')
+  }
+}
+
+/**
+ * Opens (creating if needed) the SQLite file at `config.path`, applies the pragmas
+ * (`applySqlitePragmas`: WAL, `synchronous=FULL` by default, busy timeout, foreign keys) and
+ * runs the pending migrations. The storage owns the connection: `close()` closes it.
+ *
+ * @throws Error when the file cannot be opened or a migration fails (the file is left as it
+ * was); TypeError for invalid options.
+ *
+ * @example
+ * const storage = await openSqliteStorage({ path: '/var/lib/beneficiaries/data.db' })
+ * const memory = await openSqliteStorage({ path: ':memory:' })
+ */
+export async function openSqliteStorage(config: SqliteConfig): Promise<SqliteStorage> {
+  if (typeof config.path !== 'string' || config.path.length === 0) {
+    throw new TypeError('path must be a file path or ":memory:"')
+  }
+  const db = new Database(config.path)
+  try {
+    applySqlitePragmas(db, config)
+    await migrateSqlite(db)
+    // Fresh statistics let the planner pick the indexes the list queries expect.
+    db.pragma('optimize = 0x10002')
+    return new SqliteStorage(db, { closeDatabase: true })
+  } catch (error) {
+    db.close()
+    throw error
+  }
+}

@@ -1,0 +1,116 @@
+import type BetterSqlite3 from 'better-sqlite3'
+import type { BeneficiaryRecord, HistoryEntry } from '../../core/beneficiary.js'
+import type { NewBeneficiary } from '../../core/ports/beneficiary-store.js'
+import { searchTerms } from '../../core/search-terms.js'
+import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
+import type { BeneficiaryRow, HistoryRow } from './sqlite-schema.js'
+
+/** The statements that insert a beneficiary, its search words and its history entries. */
+export interface WriteStatements {
+  /** Binds {@link toColumns}. */
+  readonly insert: SqliteQuery<never>
+  /** Binds `id`, `words` ({@link wordsOf}) and `status`. */
+  readonly insertWords: SqliteQuery<never>
+  /** Binds {@link toHistoryColumns}. */
+  readonly insertHistory: SqliteQuery<never>
+}
+
+/** Prepares the insert statements shared by the store and the bulk seeder. */
+export function prepareWriteStatements(db: BetterSqlite3.Database): WriteStatements {
+  return {
+    insert: new SqliteQuery(
+      db,
+      queryBuilder.insertInto('beneficiaries').values(beneficiarySlots()),
+    ),
+    insertWords: new SqliteQuery(
+      db,
+      queryBuilder.insertInto('beneficiary_search').values({
+        rowid: slot<number>('id'),
+        words: slot<string>('words'),
+        status: slot<string>('status'),
+      }),
+    ),
+    insertHistory: new SqliteQuery(
+      db,
+      queryBuilder.insertInto('beneficiary_history').values({
+        beneficiary_id: slot<number>('beneficiary_id'),
+        at: slot<number>('at'),
+        action: slot<string>('action'),
+        client_id: slot<string>('client_id'),
+        request_id: slot<string>('request_id'),
+        changes: slot<string>('changes'),
+      }),
+    ),
+  }
+}
+
+/** A slot for every column but `id`, named like the column. */
+export function beneficiarySlots(): { [K in keyof Omit<BeneficiaryRow, 'id'>]: never } {
+  return {
+    first_name: slot('first_name'),
+    last_name: slot('last_name'),
+    email: slot('email'),
+    phone: slot('phone'),
+    date_of_birth: slot('date_of_birth'),
+    fiscal_code: slot('fiscal_code'),
+    address_street: slot('address_street'),
+    address_city: slot('address_city'),
+    address_postal_code: slot('address_postal_code'),
+    address_country: slot('address_country'),
+    metadata: slot('metadata'),
+    status: slot('status'),
+    created_at: slot('created_at'),
+    updated_at: slot('updated_at'),
+    version: slot('version'),
+    sort_first: slot('sort_first'),
+    sort_last: slot('sort_last'),
+  }
+}
+
+/** The search words of both names, as `searchTerms()` splits them (D16). */
+export function wordsOf(record: Pick<BeneficiaryRecord, 'first_name' | 'last_name'>): string {
+  return searchTerms(`${record.first_name} ${record.last_name}`).join(' ')
+}
+
+/** The column values of a record, for the slots of {@link beneficiarySlots}. */
+export function toColumns(
+  record: NewBeneficiary,
+  version: number,
+): Record<keyof Omit<BeneficiaryRow, 'id'>, string | number | null> {
+  const address = record.address
+  return {
+    first_name: record.first_name,
+    last_name: record.last_name,
+    email: record.email,
+    phone: record.phone,
+    date_of_birth: record.date_of_birth,
+    fiscal_code: record.fiscal_code,
+    address_street: address === null ? null : address.street,
+    address_city: address === null ? null : address.city,
+    address_postal_code: address === null ? null : address.postal_code,
+    address_country: address === null ? null : address.country,
+    metadata: JSON.stringify(record.metadata),
+    status: record.status,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    version,
+    // The primary keys of the name sorts (D15), compared by SQLite's BINARY collation.
+    sort_first: searchTerms(record.first_name).join(' '),
+    sort_last: searchTerms(record.last_name).join(' '),
+  }
+}
+
+/** The columns of a history row; `changes` as JSON. */
+export function toHistoryColumns(
+  beneficiaryId: number,
+  entry: HistoryEntry,
+): Record<keyof Omit<HistoryRow, 'id'>, string | number> {
+  return {
+    beneficiary_id: beneficiaryId,
+    at: entry.at,
+    action: entry.action,
+    client_id: entry.client_id,
+    request_id: entry.request_id,
+    changes: JSON.stringify(entry.changes),
+  }
+}
