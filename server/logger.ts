@@ -9,7 +9,15 @@ export interface LoggerOptions {
 }
 
 /** pino levels, for validating configuration. */
-export const LOG_LEVELS: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']
+export const LOG_LEVELS: readonly string[] = [
+  'trace',
+  'debug',
+  'info',
+  'warn',
+  'error',
+  'fatal',
+  'silent',
+]
 
 /**
  * The server's logger: pino, one JSON object per line. The handler logs only request ids,

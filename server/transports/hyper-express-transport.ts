@@ -110,9 +110,11 @@ class HyperExpressTransport {
     if (length === undefined ? !chunked : length === '0') {
       void this.#dispatch(req, res, address, undefined, undefined, receivedAt, false)
     } else if (Number(length) > this.#cap) {
+      // Whatever of the body still arrives is dropped; the answer closes the connection.
+      res.raw.onData(ignoreChunk)
       void this.#dispatch(req, res, address, undefined, 'too_large', receivedAt, true)
     } else {
-      void this.#read(req, res, address, chunked, receivedAt)
+      void this.#read(req, res, address, chunked ? undefined : Number(length), receivedAt)
     }
   }
 
@@ -120,11 +122,11 @@ class HyperExpressTransport {
     req: Request,
     res: Response,
     address: string,
-    chunked: boolean,
+    length: number | undefined,
     at: number,
   ): Promise<void> {
     const timer = setTimeout(this.#onTimeout, this.#timeoutMs, req, res, address, at)
-    const body = chunked ? await this.#readChunked(req) : await req.buffer()
+    const body = await this.#collect(res, length)
     clearTimeout(timer)
     if (res.completed) return
     if (body === undefined) {
@@ -142,18 +144,34 @@ class HyperExpressTransport {
     }
   }
 
-  #readChunked(req: Request): Promise<Uint8Array | undefined> {
+  /**
+   * Reads the body from uWS directly, in place of hyper-express's readers (their stream stalls
+   * on chunked bodies past its high-water mark): into one buffer of the announced length, or
+   * chunk by chunk up to the cap. Resolves `undefined` once the cap is passed.
+   */
+  #collect(res: Response, length: number | undefined): Promise<Uint8Array | undefined> {
+    const cap = this.#cap
     return new Promise((resolve) => {
-      const chunks: Buffer[] = []
       let size = 0
-      req.on('data', (chunk: Buffer) => {
-        if (size > this.#cap) return
-        size += chunk.length
-        if (size > this.#cap) resolve(undefined)
-        else chunks.push(chunk)
-      })
-      req.on('end', () => {
-        if (size <= this.#cap) resolve(Buffer.concat(chunks, size))
+      const whole = length === undefined ? undefined : new Uint8Array(length)
+      const chunks: Uint8Array[] = []
+      res.raw.onData((chunk: ArrayBuffer, last: boolean) => {
+        if (size > cap) return
+        // uWS reuses the chunk's memory after this callback: copy it.
+        const bytes = new Uint8Array(chunk)
+        if (
+          size + bytes.byteLength > cap ||
+          (whole !== undefined && size + bytes.byteLength > whole.byteLength)
+        ) {
+          size = cap + 1
+          chunks.length = 0
+          resolve(undefined)
+          return
+        }
+        if (whole === undefined) chunks.push(bytes.slice())
+        else whole.set(bytes, size)
+        size += bytes.byteLength
+        if (last) resolve(whole ?? concat(chunks, size))
       })
     })
   }
@@ -203,12 +221,11 @@ class HyperExpressTransport {
     const { status, headers, body } = this.#out
     raw.writeStatus(statusLine(status))
     for (const name in headers) raw.writeHeader(name, headers[name]!)
-    if (body === undefined) {
-      // No Content-Length on a 204 unless the connection closes (uWS then needs a length).
+    if (body === undefined || this.#head) {
+      // No length for a 204 or a HEAD answer: this uWS build closes the connection after
+      // endWithoutBody(length), so a length is given only when it closes anyway.
       if (this.#close) raw.endWithoutBody(0, true)
       else raw.endWithoutBody()
-    } else if (this.#head) {
-      raw.endWithoutBody(Buffer.byteLength(body), this.#close)
     } else {
       raw.end(body, this.#close)
     }
@@ -229,6 +246,18 @@ class HyperExpressTransport {
     for (const res of this.#inFlight) res.close()
     this.#inFlight.clear()
   }
+}
+
+function ignoreChunk(): void {}
+
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const whole = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    whole.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return whole
 }
 
 const STATUS_LINES = new Map<number, string>()

@@ -157,7 +157,10 @@ class NodeHttpTransport {
       response = FAILED
     }
     if (res.destroyed || res.headersSent) return
-    if (this.#closing) res.shouldKeepAlive = false
+    // A refused body may still be arriving: close rather than wait for its end (RFC 9110, 15.5.14).
+    if (this.#closing || bodyError !== undefined) res.shouldKeepAlive = false
+    if (response.body !== undefined)
+      res.setHeader('content-length', Buffer.byteLength(response.body))
     res.writeHead(response.status, response.headers)
     res.end(response.body)
   }

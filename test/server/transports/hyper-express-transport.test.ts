@@ -1,0 +1,3 @@
+import { transportSuite } from './transport-suite.js'
+
+transportSuite('uws')
