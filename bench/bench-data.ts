@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { openSqliteStorage } from '../adapters/sqlite/index.js'
+import { SQLITE_MIGRATIONS, openSqliteStorage } from '../adapters/sqlite/index.js'
 import { createBeneficiaryService } from '../core/index.js'
 import { exitOf, type ProcessGroup } from './process-group.js'
 import type { ScenarioData } from './scenarios.js'
@@ -39,6 +39,8 @@ export interface DataLocations {
   readonly repoRoot: string
 }
 
+type Cached = BenchData & { readonly format: number; readonly schema: string }
+
 const FORMAT = 1
 const SEED_TIMEOUT_MS = 60 * 60 * 1000
 const DAY_MS = 86_400_000
@@ -59,10 +61,14 @@ export async function prepareData(
   const serviceDb = join(where.dataDir, `service-${rows}.db`)
   const peerDb = join(where.dataDir, `peer-${rows}.db`)
   const detailBodyFile = join(where.dataDir, `detail-${rows}.json`)
+  // A cache seeded under an older schema is seeded again rather than migrated at every start.
+  const schema = Object.keys(SQLITE_MIGRATIONS).join(',')
   if (existsSync(metaFile) && existsSync(serviceDb) && existsSync(peerDb)) {
-    const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as BenchData & { format: number }
+    const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as Cached
     // The files are found where they are now, should the checkout have moved.
-    if (meta.format === FORMAT) return { ...meta, serviceDb, peerDb, detailBodyFile }
+    if (meta.format === FORMAT && meta.schema === schema) {
+      return { ...meta, serviceDb, peerDb, detailBodyFile }
+    }
   }
   for (const file of [metaFile, serviceDb, peerDb, detailBodyFile]) removeDatabase(file)
 
@@ -75,8 +81,9 @@ export async function prepareData(
 
   const service = await describeServiceData(serviceDb, detailBodyFile)
   const peer = buildPeerDatabase(where.repoRoot, serviceDb, peerDb)
-  const data: BenchData & { format: number } = {
+  const data: Cached = {
     format: FORMAT,
+    schema,
     rows,
     serviceDb,
     peerDb,
