@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+import { runCli } from './cli/run-cli.js'
+
+// The entry point of `beneficiaries` (and `npm start`). The exit is explicit: after a graceful
+// stop, idle keep-alive connections of the uWS transport would otherwise hold the process.
+const status = await runCli(process.argv.slice(2), {
+  env: process.env,
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+  signals: process,
+})
+process.exitCode = status
+process.stdout.write('', () => process.exit(status))

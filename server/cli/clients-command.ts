@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto'
+import {
+  createBeneficiaryService,
+  isDomainError,
+  type BeneficiaryService,
+} from '../../core/index.js'
+import { CommandFailedError, UsageError } from './cli-error.js'
+import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
+import { databasePath, openDatabase } from './database.js'
+import { CLIENTS_HELP } from './help.js'
+import { Settings } from './settings.js'
+
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  name: { type: 'string' },
+  scopes: { type: 'string' },
+} as const
+
+/**
+ * `beneficiaries clients create|list|revoke` (D1). `create` prints the new client's id and
+ * secret as JSON, the only time the secret is shown.
+ * @throws UsageError for a missing subcommand, name or id, or invalid scopes;
+ *   CommandFailedError when revoking an unknown client.
+ */
+export async function clientsCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommand(args, OPTIONS, 2)
+  const [action, id] = positionals
+  if (values['help'] === true || action === undefined) {
+    if (action === undefined && values['help'] !== true)
+      throw new UsageError('say create, list or revoke')
+    io.out(CLIENTS_HELP)
+    return 0
+  }
+  if (action !== 'create' && action !== 'list' && action !== 'revoke') {
+    throw new UsageError(
+      `unknown clients command ${JSON.stringify(action)}: say create, list or revoke`,
+    )
+  }
+  if (action !== 'revoke' && id !== undefined)
+    throw new UsageError(`unexpected argument ${JSON.stringify(id)}`)
+  const settings = new Settings(values, io.env)
+  const storage = await openDatabase(databasePath(settings))
+  try {
+    // Client administration signs nothing: a throwaway key keeps it from creating the stored one.
+    const service = await createBeneficiaryService({
+      storage,
+      keys: [{ kid: 'cli', secret: randomBytes(32).toString('base64url') }],
+    })
+    switch (action) {
+      case 'create':
+        return await create(service, values, io)
+      case 'list':
+        io.out(JSON.stringify(await service.clients.list(), null, 2))
+        return 0
+      case 'revoke':
+        if (id === undefined) throw new UsageError('clients revoke needs the client id')
+        if (!(await service.clients.revoke(id)))
+          throw new CommandFailedError(`no live client has the id ${id}`)
+        io.out(JSON.stringify({ client_id: id, revoked: true }))
+        return 0
+    }
+  } finally {
+    await storage.close()
+  }
+}
+
+async function create(
+  service: BeneficiaryService,
+  values: Readonly<Record<string, unknown>>,
+  io: CliIo,
+): Promise<number> {
+  const name = values['name']
+  if (typeof name !== 'string') throw new UsageError('clients create needs --name NAME')
+  const scopes = (typeof values['scopes'] === 'string' ? values['scopes'] : 'read write')
+    .split(/[\s,]+/)
+    .filter((scope) => scope !== '')
+  try {
+    const client = await service.clients.create({ name, scopes })
+    io.out(
+      JSON.stringify({
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+        scopes: client.scopes,
+      }),
+    )
+    return 0
+  } catch (error) {
+    if (isDomainError(error) && error.code === 'validation_failed') {
+      const problem = error.details[0]
+      throw new UsageError(problem?.message ?? error.message, `--${problem?.field ?? 'scopes'}`)
+    }
+    throw error
+  }
+}

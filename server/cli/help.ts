@@ -1,0 +1,95 @@
+/** The help texts of the command-line tool, one per command. */
+
+const DB = `  --db PATH           SQLite database file, created with its folder when missing
+                      (env DATABASE_PATH, default ./data/beneficiaries.sqlite)
+  -h, --help          Show this help`
+
+export const MAIN_HELP = `Usage: beneficiaries <command> [options]
+
+The beneficiary service: the /v3 HTTP API and its operator tools.
+
+Commands:
+  serve                   Run the HTTP server (npm start)
+  clients create          Provision an API client and print its secret, once
+  clients list            List API clients (never their secrets)
+  clients revoke ID       Revoke a client: it cannot log in, its tokens stop working
+  migrate                 Bring the database schema up to date
+  backup --to FILE        Copy the database to FILE while it stays in use
+  seed --count N          Add N made-up beneficiaries, for trying the API and benchmarks
+
+Run "beneficiaries <command> --help" for the options of a command.
+Exit status: 0 done, 1 failed, 2 usage or configuration error.`
+
+export const SERVE_HELP = `Usage: beneficiaries serve [options]
+
+Serves the /v3 API over HTTP, or HTTPS when given a certificate and key. Plain HTTP is meant
+for loopback or behind a TLS-terminating proxy. Stops gracefully on SIGTERM or SIGINT.
+
+Options (each also from the environment variable in parentheses; the flag wins):
+${DB}
+  --port N            Port to listen on, 0 for any free port (PORT, default 8080)
+  --host HOST         Address to bind (HOST, default 127.0.0.1)
+  --transport NAME    uws (hyper-express on uWebSockets.js, fast) or node (node:http, no
+                      native code) (TRANSPORT, default uws)
+  --cert FILE         TLS certificate, PEM (TLS_CERT); needs --key
+  --key FILE          TLS private key, PEM (TLS_KEY); needs --cert
+  --trust-proxy LIST  Trusted proxies whose X-Forwarded-For is read: addresses, CIDR ranges,
+                      loopback, private (TRUST_PROXY, comma-separated, default none)
+  --base-path PATH    Prefix of the API paths (BASE_PATH, default /v3)
+  --log-level LEVEL   trace, debug, info, warn, error, fatal or silent (LOG_LEVEL, default info)
+  --rate-limit-standard N   Requests per minute per client (RATE_LIMIT_STANDARD, default 100)
+  --rate-limit-write N      Creates, updates, deletes per minute per client (RATE_LIMIT_WRITE, default 10)
+  --rate-limit-auth N       Logins and refreshes per minute per IP (RATE_LIMIT_AUTH, default 5)
+  --access-token-ttl S      Access-token lifetime in seconds (ACCESS_TOKEN_TTL_SECONDS, default 3600)
+  --refresh-token-ttl S     Refresh-token lifetime in seconds (REFRESH_TOKEN_TTL_SECONDS, default 30 days)
+  --jwt-secret SECRET       Token signing secret, 32+ bytes in base64 (JWT_SECRET); prefer the
+                            environment or a file to a flag, which other users can see
+  --jwt-secret-file FILE    File of secrets, one per line: the first signs, all verify
+                            (JWT_SECRET_FILE). Without either, a key is generated once and kept
+                            in the database
+  --shutdown-grace S        Seconds to let requests in flight finish on shutdown
+                            (SHUTDOWN_GRACE_SECONDS, default 10)`
+
+export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
+
+  clients create --name NAME [--scopes "read write"]
+      Provisions a client and prints {"client_id","client_secret","scopes"} as JSON. The
+      secret is shown this once only; only its hash is kept.
+  clients list
+      Prints every client as JSON, oldest first, without secrets.
+  clients revoke ID
+      Revokes the client: it cannot log in and its live tokens stop working.
+
+Options:
+  --name NAME         Who the client is (create)
+  --scopes LIST       Space- or comma-separated scopes among read and write (create,
+                      default "read write")
+${DB}`
+
+export const MIGRATE_HELP = `Usage: beneficiaries migrate [options]
+
+Applies the pending schema migrations in one transaction and prints their names as JSON.
+(serve also does this at start.)
+
+Options:
+${DB}`
+
+export const BACKUP_HELP = `Usage: beneficiaries backup --to FILE [options]
+
+Copies the database to FILE with SQLite's online backup: the server may keep running, and the
+copy is one consistent snapshot. An existing FILE is replaced.
+
+Options:
+  --to FILE           Where to write the copy
+${DB}`
+
+export const SEED_HELP = `Usage: beneficiaries seed --count N [options]
+
+Adds N realistic, made-up beneficiaries (names from many countries, valid e-mails, phones,
+addresses and codici fiscali, mixed statuses, three years of creation dates), for trying the
+API and for benchmarks. A million take well under a minute.
+
+Options:
+  --count N           How many to add (1 to 10,000,000)
+  --seed N            Seed of the generator: the same seed gives the same rows (default 1)
+${DB}`

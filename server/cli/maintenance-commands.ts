@@ -1,0 +1,85 @@
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { backupSqlite, seedBeneficiaries } from '../../adapters/sqlite/index.js'
+import { CommandFailedError, UsageError } from './cli-error.js'
+import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
+import { databasePath, openDatabase } from './database.js'
+import { BACKUP_HELP, MIGRATE_HELP, SEED_HELP } from './help.js'
+import { Settings } from './settings.js'
+
+/**
+ * `beneficiaries migrate`: applies pending migrations (opening the database does) and prints
+ * the schema version reached.
+ */
+export async function migrateCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommand(args, COMMON_OPTIONS)
+  if (values['help'] === true) {
+    io.out(MIGRATE_HELP)
+    return 0
+  }
+  const path = databasePath(new Settings(values, io.env))
+  const storage = await openDatabase(path)
+  try {
+    const applied = storage.database
+      .prepare<[], { name: string }>('SELECT name FROM kysely_migration ORDER BY name')
+      .all()
+      .map((row) => row.name)
+    io.out(JSON.stringify({ database: path, migrations: applied }))
+    return 0
+  } finally {
+    await storage.close()
+  }
+}
+
+/** `beneficiaries backup --to FILE`: an online, consistent copy of the database. */
+export async function backupCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommand(args, { ...COMMON_OPTIONS, to: { type: 'string' } })
+  if (values['help'] === true) {
+    io.out(BACKUP_HELP)
+    return 0
+  }
+  const to = values['to']
+  if (typeof to !== 'string' || to === '') throw new UsageError('backup needs --to FILE')
+  const path = databasePath(new Settings(values, io.env))
+  if (!existsSync(path)) throw new CommandFailedError(`no database at ${path}`)
+  if (resolve(to) === resolve(path)) throw new UsageError('must not be the database itself', '--to')
+  const storage = await openDatabase(path)
+  try {
+    const pages = await backupSqlite(storage, to)
+    io.out(JSON.stringify({ database: path, to, pages }))
+    return 0
+  } catch (error) {
+    throw new CommandFailedError(`backup to ${to} failed: ${(error as Error).message}`, {
+      cause: error,
+    })
+  } finally {
+    await storage.close()
+  }
+}
+
+/** `beneficiaries seed --count N`: realistic made-up beneficiaries, in one transaction. */
+export async function seedCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommand(args, {
+    ...COMMON_OPTIONS,
+    count: { type: 'string' },
+    seed: { type: 'string' },
+  })
+  if (values['help'] === true) {
+    io.out(SEED_HELP)
+    return 0
+  }
+  const settings = new Settings(values, io.env)
+  if (values['count'] === undefined) throw new UsageError('seed needs --count N')
+  const count = settings.integer('count', undefined, 0, 1, 10_000_000)
+  const seed = settings.integer('seed', undefined, 1, 0, 4_294_967_295)
+  const storage = await openDatabase(databasePath(settings))
+  try {
+    const started = performance.now()
+    const result = await seedBeneficiaries(storage, { count, seed })
+    const seconds = Math.round((performance.now() - started) / 10) / 100
+    io.out(JSON.stringify({ first_id: result.firstId, count: result.count, seconds }))
+    return 0
+  } finally {
+    await storage.close()
+  }
+}

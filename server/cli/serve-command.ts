@@ -1,0 +1,95 @@
+import { createBeneficiaryService } from '../../core/index.js'
+import { createLogger } from '../logger.js'
+import { startServer, type RunningServer } from '../start-server.js'
+import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
+import { DEFAULT_DATABASE_PATH, openDatabase } from './database.js'
+import { SERVE_HELP } from './help.js'
+import { readServeConfig } from './serve-config.js'
+import { Settings } from './settings.js'
+
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  port: { type: 'string' },
+  host: { type: 'string' },
+  transport: { type: 'string' },
+  cert: { type: 'string' },
+  key: { type: 'string' },
+  'trust-proxy': { type: 'string' },
+  'base-path': { type: 'string' },
+  'log-level': { type: 'string' },
+  'rate-limit-standard': { type: 'string' },
+  'rate-limit-write': { type: 'string' },
+  'rate-limit-auth': { type: 'string' },
+  'access-token-ttl': { type: 'string' },
+  'refresh-token-ttl': { type: 'string' },
+  'jwt-secret': { type: 'string' },
+  'jwt-secret-file': { type: 'string' },
+  'shutdown-grace': { type: 'string' },
+} as const
+
+const TRANSPORT_NAMES = { uws: 'hyper-express on uWebSockets.js', node: 'node:http' } as const
+
+/**
+ * `beneficiaries serve`: checks the configuration, opens the database, serves the API until
+ * SIGTERM or SIGINT, then stops accepting, lets requests in flight finish (bounded), closes
+ * the database and returns 0.
+ * @throws UsageError for bad configuration; CommandFailedError or TransportUnavailableError
+ *   when the server cannot start.
+ */
+export async function serveCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommand(args, OPTIONS)
+  if (values['help'] === true) {
+    io.out(SERVE_HELP)
+    return 0
+  }
+  const config = readServeConfig(new Settings(values, io.env))
+  const logger = createLogger({ level: config.logLevel })
+  const storage = await openDatabase(config.db)
+  let server: RunningServer
+  try {
+    const service = await createBeneficiaryService({
+      storage,
+      limits: config.limits,
+      accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+      refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
+      basePath: config.basePath,
+      ...(config.keys !== undefined && { keys: config.keys }),
+    })
+    if ((await service.clients.list()).length === 0) {
+      const db = config.db === DEFAULT_DATABASE_PATH ? '' : ` --db ${shellQuote(config.db)}`
+      const command = `npx beneficiaries clients create${db} --name my-app --scopes "read write"`
+      logger.warn({ command }, `No API client exists yet. Create one with: ${command}`)
+    }
+    server = await startServer({
+      service,
+      transport: config.transport,
+      host: config.host,
+      port: config.port,
+      tls: config.tls,
+      trustProxy: config.trustProxy,
+      basePath: config.basePath,
+      logger,
+    })
+  } catch (error) {
+    await storage.close()
+    throw error
+  }
+  logger.info(
+    { url: server.url, transport: server.transport, db: config.db },
+    `Listening on ${server.url}${config.basePath} (transport ${server.transport}: ${TRANSPORT_NAMES[server.transport]})`,
+  )
+  const signal = await new Promise<string>((resolve) => {
+    io.signals.once('SIGTERM', () => resolve('SIGTERM'))
+    io.signals.once('SIGINT', () => resolve('SIGINT'))
+  })
+  logger.info({ signal }, 'Shutting down: no new connections, finishing requests in flight')
+  await server.close(config.graceMs)
+  await storage.close()
+  logger.info('Stopped')
+  await new Promise<void>((resolve) => logger.flush(() => resolve()))
+  return 0
+}
+
+function shellQuote(text: string): string {
+  return /^[A-Za-z0-9_./:-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
+}

@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto'
+import { accessSync, constants, readFileSync } from 'node:fs'
+import type { AccessTokenKey } from '../../core/index.js'
+import { ClientIpResolver } from '../client-ip.js'
+import { LOG_LEVELS } from '../logger.js'
+import { RouteTable } from '../routes.js'
+import type { TlsFiles, TransportName } from '../transports/transport.js'
+import { UsageError } from './cli-error.js'
+import { databasePath } from './database.js'
+import type { Settings } from './settings.js'
+
+/** Everything `serve` needs, read and checked before anything starts. */
+export interface ServeConfig {
+  readonly db: string
+  readonly host: string
+  readonly port: number
+  readonly transport: TransportName
+  readonly tls: TlsFiles | undefined
+  readonly trustProxy: readonly string[]
+  readonly basePath: string
+  readonly logLevel: string
+  readonly limits: { readonly auth: number; readonly write: number; readonly standard: number }
+  readonly accessTokenTtlSeconds: number
+  readonly refreshTokenTtlSeconds: number
+  /** Keys from `JWT_SECRET` or `JWT_SECRET_FILE`; `undefined`: kept in the database (D3). */
+  readonly keys: readonly AccessTokenKey[] | undefined
+  /** How long shutdown waits for requests in flight. */
+  readonly graceMs: number
+}
+
+const DAY = 86_400
+const MAX_INT = 2_147_483_647
+
+/**
+ * Reads the `serve` configuration from flags and environment variables (flags win) and checks
+ * every value, so that a mistake stops the start with one line naming the setting.
+ * @throws UsageError naming the first bad setting.
+ */
+export function readServeConfig(settings: Settings): ServeConfig {
+  const trustProxy = settings.list('trust-proxy', 'TRUST_PROXY')
+  try {
+    new ClientIpResolver(trustProxy)
+  } catch (error) {
+    throw new UsageError((error as Error).message, settings.nameOf('trust-proxy', 'TRUST_PROXY'))
+  }
+  const basePath = settings.string('base-path', 'BASE_PATH', '/v3')
+  try {
+    new RouteTable(basePath)
+  } catch {
+    throw new UsageError(
+      `${JSON.stringify(basePath)} must look like /v3 (a leading slash, no trailing one)`,
+      settings.nameOf('base-path', 'BASE_PATH'),
+    )
+  }
+  const host = settings.string('host', 'HOST', '127.0.0.1')
+  if (host.trim() === '') throw new UsageError('must not be empty', settings.nameOf('host', 'HOST'))
+  return {
+    db: databasePath(settings),
+    host,
+    port: settings.integer('port', 'PORT', 8080, 0, 65_535),
+    transport: settings.choice('transport', 'TRANSPORT', 'uws', ['uws', 'node']),
+    tls: readTls(settings),
+    trustProxy,
+    basePath,
+    logLevel: settings.choice('log-level', 'LOG_LEVEL', 'info', LOG_LEVELS),
+    limits: {
+      auth: settings.integer('rate-limit-auth', 'RATE_LIMIT_AUTH', 5, 1, MAX_INT),
+      write: settings.integer('rate-limit-write', 'RATE_LIMIT_WRITE', 10, 1, MAX_INT),
+      standard: settings.integer('rate-limit-standard', 'RATE_LIMIT_STANDARD', 100, 1, MAX_INT),
+    },
+    accessTokenTtlSeconds: settings.integer(
+      'access-token-ttl',
+      'ACCESS_TOKEN_TTL_SECONDS',
+      3600,
+      1,
+      30 * DAY,
+    ),
+    refreshTokenTtlSeconds: settings.integer(
+      'refresh-token-ttl',
+      'REFRESH_TOKEN_TTL_SECONDS',
+      30 * DAY,
+      1,
+      365 * DAY,
+    ),
+    keys: readKeys(settings),
+    graceMs: settings.integer('shutdown-grace', 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600) * 1000,
+  }
+}
+
+function readTls(settings: Settings): TlsFiles | undefined {
+  const cert = settings.raw('cert', 'TLS_CERT')
+  const key = settings.raw('key', 'TLS_KEY')
+  if (cert === undefined && key === undefined) return undefined
+  if (cert === undefined)
+    throw new UsageError('a TLS key needs a certificate too (--cert or TLS_CERT)', key!.name)
+  if (key === undefined)
+    throw new UsageError('a TLS certificate needs a key too (--key or TLS_KEY)', cert.name)
+  for (const file of [cert, key]) {
+    try {
+      accessSync(file.value, constants.R_OK)
+    } catch {
+      throw new UsageError(`cannot read ${file.value}`, file.name)
+    }
+  }
+  return { cert: cert.value, key: key.value }
+}
+
+/**
+ * Access-token keys from `JWT_SECRET` (one secret) or `JWT_SECRET_FILE` (one secret per line,
+ * the first signs, all verify). A secret is at least 32 bytes written in base64 or base64url,
+ * such as the output of `openssl rand -base64 32`.
+ */
+function readKeys(settings: Settings): AccessTokenKey[] | undefined {
+  const secret = settings.raw('jwt-secret', 'JWT_SECRET')
+  const file = settings.raw('jwt-secret-file', 'JWT_SECRET_FILE')
+  if (secret !== undefined && file !== undefined) {
+    throw new UsageError('give JWT_SECRET or JWT_SECRET_FILE, not both', file.name)
+  }
+  let lines: string[]
+  let name: string
+  if (secret !== undefined) {
+    lines = [secret.value]
+    name = secret.name
+  } else if (file !== undefined) {
+    try {
+      lines = readFileSync(file.value, 'utf8').split(/\r?\n/)
+    } catch {
+      throw new UsageError(`cannot read ${file.value}`, file.name)
+    }
+    name = file.name
+  } else {
+    return undefined
+  }
+  const keys = lines
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => keyOf(line, name))
+  if (keys.length === 0) throw new UsageError('holds no secret', name)
+  return keys
+}
+
+function keyOf(text: string, name: string): AccessTokenKey {
+  const secret = text.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')
+  if (!/^[A-Za-z0-9_-]+$/.test(secret) || Buffer.from(secret, 'base64url').length < 32) {
+    // The value itself is never repeated: it is a secret.
+    throw new UsageError(
+      'a secret must be at least 32 bytes in base64 or base64url (openssl rand -base64 32)',
+      name,
+    )
+  }
+  // The same secret always gets the same key id, so tokens survive a restart.
+  const kid = `k-${createHash('sha256').update(secret).digest('base64url').slice(0, 10)}`
+  return { kid, secret }
+}
