@@ -18,9 +18,9 @@ export interface ApiRequest {
    * (the handler answers 413, D12; the transport stopped keeping bytes as soon as the cap was
    * passed), `timeout` when it did not arrive in time (408).
    */
-  readonly bodyError?: 'too_large' | 'timeout'
+  readonly bodyError?: 'too_large' | 'timeout' | undefined
   /** The socket peer's address, as the transport reports it. */
   readonly remoteAddress: string
   /** `performance.now()` when the transport received the request, for the logged duration. */
-  readonly receivedAt?: number
+  readonly receivedAt?: number | undefined
 }

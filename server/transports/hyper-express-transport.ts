@@ -193,7 +193,7 @@ class HyperExpressTransport {
         query: req.path_query ?? '',
         headers: req.headers,
         body,
-        ...(bodyError !== undefined && { bodyError }),
+        bodyError,
         remoteAddress: address,
         receivedAt,
       })

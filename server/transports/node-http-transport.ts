@@ -149,7 +149,7 @@ class NodeHttpTransport {
         query: mark === -1 ? '' : url.slice(mark + 1),
         headers: req.headers as Record<string, string | undefined>,
         body,
-        ...(bodyError !== undefined && { bodyError }),
+        bodyError,
         remoteAddress: req.socket.remoteAddress ?? '',
         receivedAt,
       })

@@ -1,0 +1,42 @@
+/**
+ * The standalone HTTP server of the beneficiary service: the /v3 API over a
+ * `BeneficiaryService`, its transports, its OpenAPI document and its logger.
+ *
+ * @example
+ * import { createBeneficiaryService } from 'beneficiary-service'
+ * import { openSqliteStorage } from 'beneficiary-service/sqlite'
+ * import { createLogger, startServer } from 'beneficiary-service/server'
+ *
+ * const storage = await openSqliteStorage({ path: 'data.sqlite' })
+ * const service = await createBeneficiaryService({ storage })
+ * const server = await startServer({ service, port: 8080, logger: createLogger() })
+ */
+export { createHandler } from './handler.js'
+export type { ApiHandler, HandlerLogger, HandlerOptions } from './handler.js'
+export type { ApiRequest } from './api-request.js'
+export type { ApiResponse } from './api-response.js'
+export { startServer } from './start-server.js'
+export type { RunningServer, StartServerOptions } from './start-server.js'
+export { buildOpenApiDocument } from './openapi.js'
+export type { OpenApiOptions } from './openapi.js'
+export { createLogger, LOG_LEVELS } from './logger.js'
+export type { LoggerOptions } from './logger.js'
+export { ClientIpResolver } from './client-ip.js'
+export { ROUTES, RouteTable } from './routes.js'
+export type { HttpMethod, Operation, PathEntry, RouteDefinition, RouteMatch } from './routes.js'
+export { STATUS_BY_CODE, STATUS_BY_HTTP_CODE } from './error-status.js'
+export type { HttpErrorCode, WireErrorCode } from './error-status.js'
+export { MAX_JSON_DEPTH } from './json-body.js'
+export { listenHyperExpress } from './transports/hyper-express-transport.js'
+export { listenNodeHttp } from './transports/node-http-transport.js'
+export { MAX_BODY_BYTES, TRANSPORT_DEFAULTS } from './transports/transport.js'
+export type {
+  RunningTransport,
+  TlsFiles,
+  Transport,
+  TransportName,
+  TransportOptions,
+} from './transports/transport.js'
+export { TransportUnavailableError } from './transports/transport-unavailable-error.js'
+export { runCli } from './cli/run-cli.js'
+export type { CliIo } from './cli/cli-io.js'
