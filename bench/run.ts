@@ -20,7 +20,7 @@ import { ProcessGroup } from './process-group.js'
 import { TARGETS, formatTable, type Measurement, type TargetName } from './result-table.js'
 import { SCENARIOS } from './scenarios.js'
 import { checkTargets, formatChecks } from './target-checks.js'
-import { peakRssMb, startTarget } from './targets.js'
+import { peakRssMb, startTarget, waitUntilIdle } from './targets.js'
 import { ensureWrk, runWrk } from './wrk-runner.js'
 
 const SERVER_CORE = 0
@@ -108,7 +108,9 @@ async function main(): Promise<void> {
             ...scenario.env(data),
           },
         }
+        await waitUntilIdle(target.baseUrl)
         if (warmupSeconds > 0) await runWrk(group, { ...run, durationSeconds: warmupSeconds })
+        await waitUntilIdle(target.baseUrl)
         const result = await runWrk(group, { ...run, durationSeconds })
         const measurement: Measurement = {
           scenario: scenario.name,

@@ -32,6 +32,8 @@ export interface TargetContext {
 }
 
 const READY_TIMEOUT_MS = 60_000
+/** A health check answered faster than this means no backlog is left. */
+const IDLE_RESPONSE_MS = 20
 /** High enough never to trigger during a run: the service's limiter still runs on every request. */
 const UNLIMITED_ENV = {
   RATE_LIMIT_STANDARD: '1000000000',
@@ -180,6 +182,26 @@ async function waitUntilReady(child: ChildProcess, baseUrl: string, logFile: str
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   throw new Error(`the server did not answer within ${READY_TIMEOUT_MS / 1000} s`)
+}
+
+/**
+ * Waits until the server answers `/healthz` quickly again: a slow target (the peer's table scans)
+ * still works through the requests queued by the previous scenario after wrk has stopped, and
+ * the next scenario must not pay for them. Bounded: gives up after `timeoutMs`.
+ */
+export async function waitUntilIdle(baseUrl: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs
+  while (performance.now() < deadline) {
+    const started = performance.now()
+    try {
+      const response = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(10_000) })
+      await response.arrayBuffer()
+      if (performance.now() - started < IDLE_RESPONSE_MS) return
+    } catch {
+      // Still busy.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
 }
 
 async function login(baseUrl: string, credentials: Credentials): Promise<string> {
