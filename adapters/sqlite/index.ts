@@ -11,7 +11,12 @@ export type { SqliteStorageOptions } from './sqlite-storage.js'
 export type { SqliteConfig } from './sqlite-config.js'
 export { applySqlitePragmas } from './sqlite-pragmas.js'
 export type { SqlitePragmaOptions } from './sqlite-pragmas.js'
-export { migrateSqlite, pendingMigrations, SQLITE_MIGRATIONS } from './sqlite-migrations.js'
+export {
+  migrateSqlite,
+  pendingMigrations,
+  SQLITE_MIGRATIONS,
+  unknownMigrations,
+} from './sqlite-migrations.js'
 export type { MigrateSqliteOptions } from './sqlite-migrations.js'
 export { backupSqlite } from './sqlite-backup.js'
 export { seedBeneficiaries } from './sqlite-seed.js'

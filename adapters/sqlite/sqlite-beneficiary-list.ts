@@ -266,7 +266,7 @@ export class SqliteBeneficiaryList {
   }
 
   #search(query: ListQuery, terms: readonly string[]): Page<BeneficiarySummary> {
-    if (terms.length === 0) return { items: [], total: 0 }
+    if (terms.length === 0 || !terms.every(isSearchable)) return { items: [], total: 0 }
     const dates = query.createdFrom !== undefined || query.createdBefore !== undefined
     // The status is part of the FTS5 query: the index itself filters by it.
     const shape: Shape = {
@@ -320,6 +320,18 @@ export class SqliteBeneficiaryList {
     return query
   }
 }
+
+/**
+ * Whether a term can be the prefix of an indexed word: words are `searchTerms()` output, only
+ * letters and digits, lower case. Any other term matches nothing, as in the memory adapter, and
+ * never reaches FTS5 (which would stop at a NUL and fold ASCII capitals).
+ */
+function isSearchable(term: string): boolean {
+  return SEARCHABLE.test(term) && !ASCII_CAPITALS.test(term)
+}
+
+const SEARCHABLE = /^[\p{L}\p{N}]+$/u
+const ASCII_CAPITALS = /[A-Z]/
 
 /** Whether a bound of a date filter is absent or a UTC midnight, as the core's always are (D17). */
 function isDayBound(time: number): boolean {

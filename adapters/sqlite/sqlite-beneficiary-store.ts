@@ -24,10 +24,10 @@ import { SqliteCounters } from './sqlite-counters.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import {
   beneficiarySlots,
+  nameKeys,
   prepareWriteStatements,
   toColumns,
   toHistoryColumns,
-  wordsOf,
 } from './sqlite-write-statements.js'
 import type { BeneficiaryRow, HistoryRow } from './sqlite-schema.js'
 
@@ -306,9 +306,10 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
         }
       }
     }
-    const inserted = this.#insert.run(toColumns(record, 1))
+    const keys = nameKeys(record)
+    const inserted = this.#insert.run(toColumns(record, 1, keys))
     const id = Number(inserted.lastInsertRowid)
-    this.#insertWords.run({ id, words: wordsOf(record), status: record.status })
+    this.#insertWords.run({ id, words: keys.words, status: record.status })
     this.#counters.add({ id, status: record.status, created_at: record.created_at })
     this.#insertHistory.run(toHistoryColumns(id, entry))
     if (claim !== undefined) {
@@ -329,8 +330,9 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     const current = this.#selectCurrent.get({ id: next.id })
     if (current === undefined) return 'missing'
     if (current.version !== expectedVersion) return 'conflict'
+    const keys = nameKeys(next)
     this.#update.run({
-      ...toColumns(next, next.version),
+      ...toColumns(next, next.version, keys),
       id: next.id,
       expected_version: expectedVersion,
     })
@@ -340,7 +342,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
       current.status !== next.status
     ) {
       this.#deleteWords.run({ id: next.id })
-      this.#insertWords.run({ id: next.id, words: wordsOf(next), status: next.status })
+      this.#insertWords.run({ id: next.id, words: keys.words, status: next.status })
     }
     if (current.status !== next.status || current.created_at !== next.created_at) {
       this.#counters.remove({ id: next.id, status: current.status, created_at: current.created_at })

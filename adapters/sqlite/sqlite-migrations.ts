@@ -229,7 +229,13 @@ export async function migrateSqlite(
   options: MigrateSqliteOptions = {},
 ): Promise<string[]> {
   const migrations = options.migrations ?? SQLITE_MIGRATIONS
-  if (options.to === undefined && pendingMigrations(db, migrations).length === 0) return []
+  if (
+    options.to === undefined &&
+    pendingMigrations(db, migrations).length === 0 &&
+    unknownMigrations(db, migrations).length === 0
+  ) {
+    return []
+  }
 
   // Kysely runs SQLite migrations outside a transaction (its adapter claims no transactional
   // DDL); this one wraps the whole run, the migrator's own bookkeeping included.
@@ -266,18 +272,30 @@ export function pendingMigrations(
   db: BetterSqlite3.Database,
   migrations: Readonly<Record<string, Migration>> = SQLITE_MIGRATIONS,
 ): string[] {
-  const table = db
-    .prepare<[string], { name: string }>(`SELECT name FROM sqlite_master WHERE name = ?`)
-    .get(MIGRATION_TABLE)
-  const applied = new Set(
-    table === undefined
-      ? []
-      : db
-          .prepare<[], { name: string }>(`SELECT name FROM ${MIGRATION_TABLE}`)
-          .all()
-          .map((row) => row.name),
-  )
+  const applied = new Set(appliedMigrations(db))
   return Object.keys(migrations)
     .sort()
     .filter((name) => !applied.has(name))
+}
+
+/**
+ * Names of migrations applied to `db` that `migrations` does not know: the file was migrated by
+ * a newer version of the adapter, and this one must not use it.
+ */
+export function unknownMigrations(
+  db: BetterSqlite3.Database,
+  migrations: Readonly<Record<string, Migration>> = SQLITE_MIGRATIONS,
+): string[] {
+  return appliedMigrations(db).filter((name) => !Object.hasOwn(migrations, name))
+}
+
+function appliedMigrations(db: BetterSqlite3.Database): string[] {
+  const table = db
+    .prepare<[string], { name: string }>(`SELECT name FROM sqlite_master WHERE name = ?`)
+    .get(MIGRATION_TABLE)
+  if (table === undefined) return []
+  return db
+    .prepare<[], { name: string }>(`SELECT name FROM ${MIGRATION_TABLE} ORDER BY name`)
+    .all()
+    .map((row) => row.name)
 }

@@ -71,10 +71,17 @@ export class SqliteQuery<Row> {
   }
 
   #bind(values: SlotValues): unknown[] {
-    return this.#parameters.map((parameter) => {
-      if (!(parameter instanceof Slot)) return parameter
-      if (!(parameter.name in values)) throw new TypeError(`no value for slot ${parameter.name}`)
-      return values[parameter.name]
-    })
+    const bound = new Array<unknown>(this.#parameters.length)
+    for (let i = 0; i < bound.length; i++) {
+      const parameter = this.#parameters[i]
+      if (!(parameter instanceof Slot)) {
+        bound[i] = parameter
+      } else if (parameter.name in values) {
+        bound[i] = values[parameter.name]
+      } else {
+        throw new TypeError(`no value for slot ${parameter.name}`)
+      }
+    }
+    return bound
   }
 }

@@ -1,10 +1,11 @@
 import type { Address, BeneficiaryStatus, HistoryEntry, Metadata } from '../../core/beneficiary.js'
 import type { NewBeneficiary } from '../../core/ports/beneficiary-store.js'
 import {
+  nameKeys,
   prepareWriteStatements,
   toColumns,
   toHistoryColumns,
-  wordsOf,
+  type NameKeys,
 } from './sqlite-write-statements.js'
 import { SqliteCounters } from './sqlite-counters.js'
 import type { SqliteStorage } from './sqlite-storage.js'
@@ -285,17 +286,24 @@ export async function seedBeneficiaries(
 
   const { insert, insertWords, insertHistory } = prepareWriteStatements(db)
   const counters = new SqliteCounters(db).batch()
+  // The names come from short lists: their keys are worth computing once.
+  const keysByName = new Map<string, NameKeys>()
 
   const seedAll = db.transaction((): number => {
     let firstId = 0
     for (let i = 0; i < options.count; i++) {
       const createdAt = Math.floor(start + (i + random()) * step)
       const { record, statusChangedAt } = fakeBeneficiary(random, createdAt, now, fiscalCodes)
-      const id = Number(
-        insert.run(toColumns(record, record.status === 'pending' ? 1 : 2)).lastInsertRowid,
-      )
+      const name = `${record.first_name}\u0000${record.last_name}`
+      let keys = keysByName.get(name)
+      if (keys === undefined) {
+        keys = nameKeys(record)
+        keysByName.set(name, keys)
+      }
+      const version = record.status === 'pending' ? 1 : 2
+      const id = Number(insert.run(toColumns(record, version, keys)).lastInsertRowid)
       if (i === 0) firstId = id
-      insertWords.run({ id, words: wordsOf(record), status: record.status })
+      insertWords.run({ id, words: keys.words, status: record.status })
       counters.count({ id, status: record.status, created_at: createdAt })
       const created: HistoryEntry = {
         at: createdAt,
@@ -305,7 +313,6 @@ export async function seedBeneficiaries(
         changes: [
           { field: 'first_name', old: null, new: record.first_name },
           { field: 'last_name', old: null, new: record.last_name },
-          { field: 'email', old: null, new: record.email },
         ],
       }
       insertHistory.run(toHistoryColumns(id, created))
@@ -325,7 +332,7 @@ export async function seedBeneficiaries(
   })
 
   const cacheSize = db.pragma('cache_size', { simple: true })
-  db.pragma('cache_size = -524288')
+  db.pragma('cache_size = -1048576')
   try {
     const firstId = seedAll.immediate()
     return { firstId, count: options.count }
@@ -377,8 +384,7 @@ function fakeBeneficiary(
 }
 
 function fakePhone(random: () => number): string {
-  const digits = (n: number): string =>
-    Array.from({ length: n }, () => Math.floor(random() * 10)).join('')
+  const digits = (n: number): string => String(Math.floor(random() * 10 ** n)).padStart(n, '0')
   const roll = random()
   if (roll < 0.75) return `+393${digits(9)}`
   if (roll < 0.85) return `3${digits(9)}`

@@ -3,7 +3,7 @@ import type { Storage } from '../../core/ports/storage.js'
 import { SqliteBeneficiaryStore } from './sqlite-beneficiary-store.js'
 import { SqliteClientStore } from './sqlite-client-store.js'
 import type { SqliteConfig } from './sqlite-config.js'
-import { migrateSqlite, pendingMigrations } from './sqlite-migrations.js'
+import { migrateSqlite, pendingMigrations, unknownMigrations } from './sqlite-migrations.js'
 import { applySqlitePragmas } from './sqlite-pragmas.js'
 import { SqliteSessionStore } from './sqlite-session-store.js'
 import { SqliteSigningKeyStore } from './sqlite-signing-key-store.js'
@@ -51,13 +51,20 @@ export class SqliteStorage implements Storage {
 
   /**
    * @param db An open connection; the storage never changes its pragmas.
-   * @throws TypeError when the schema of `db` is not up to date (run `migrateSqlite(db)`).
+   * @throws TypeError when the schema of `db` is not up to date (run `migrateSqlite(db)`), or
+   * was migrated by a newer version of the adapter.
    */
   constructor(db: Database.Database, options: SqliteStorageOptions = {}) {
     const pending = pendingMigrations(db)
     if (pending.length > 0) {
       throw new TypeError(
         `The database schema is not up to date (${pending.join(', ')} pending): run migrateSqlite(db) first.`,
+      )
+    }
+    const unknown = unknownMigrations(db)
+    if (unknown.length > 0) {
+      throw new TypeError(
+        `The database was migrated by a newer version (${unknown.join(', ')}): upgrade the adapter.`,
       )
     }
     this.#db = db

@@ -9,7 +9,7 @@ import type { BeneficiaryRow, HistoryRow } from './sqlite-schema.js'
 export interface WriteStatements {
   /** Binds {@link toColumns}. */
   readonly insert: SqliteQuery<never>
-  /** Binds `id`, `words` ({@link wordsOf}) and `status`. */
+  /** Binds `id`, `words` ({@link NameKeys}) and `status`. */
   readonly insertWords: SqliteQuery<never>
   /** Binds {@link toHistoryColumns}. */
   readonly insertHistory: SqliteQuery<never>
@@ -67,15 +67,28 @@ export function beneficiarySlots(): { [K in keyof Omit<BeneficiaryRow, 'id'>]: n
   }
 }
 
-/** The search words of both names, as `searchTerms()` splits them (D16). */
-export function wordsOf(record: Pick<BeneficiaryRecord, 'first_name' | 'last_name'>): string {
-  return searchTerms(`${record.first_name} ${record.last_name}`).join(' ')
+/** What search and the name sorts compare, derived from the two names. */
+export interface NameKeys {
+  /** The search words of both names, as `searchTerms()` splits them (D16). */
+  readonly words: string
+  /** The primary keys of the name sorts (D15), compared by SQLite's BINARY collation. */
+  readonly sort_first: string
+  readonly sort_last: string
+}
+
+/** The {@link NameKeys} of a record. */
+export function nameKeys(record: Pick<BeneficiaryRecord, 'first_name' | 'last_name'>): NameKeys {
+  const first = searchTerms(record.first_name).join(' ')
+  const last = searchTerms(record.last_name).join(' ')
+  const words = first.length > 0 && last.length > 0 ? `${first} ${last}` : first + last
+  return { words, sort_first: first, sort_last: last }
 }
 
 /** The column values of a record, for the slots of {@link beneficiarySlots}. */
 export function toColumns(
   record: NewBeneficiary,
   version: number,
+  keys: NameKeys,
 ): Record<keyof Omit<BeneficiaryRow, 'id'>, string | number | null> {
   const address = record.address
   return {
@@ -94,9 +107,8 @@ export function toColumns(
     created_at: record.created_at,
     updated_at: record.updated_at,
     version,
-    // The primary keys of the name sorts (D15), compared by SQLite's BINARY collation.
-    sort_first: searchTerms(record.first_name).join(' '),
-    sort_last: searchTerms(record.last_name).join(' '),
+    sort_first: keys.sort_first,
+    sort_last: keys.sort_last,
   }
 }
 

@@ -1,10 +1,35 @@
+import Database from 'better-sqlite3'
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { SqliteStorage, openSqliteStorage } from '../../adapters/sqlite/index.js'
+import { describe, it } from 'node:test'
+import {
+  SqliteStorage,
+  applySqlitePragmas,
+  backupSqlite,
+  migrateSqlite,
+  openSqliteStorage,
+} from '../../adapters/sqlite/index.js'
+import { isDomainError } from '../../core/errors.js'
 import type { Storage } from '../../core/ports/storage.js'
+import { searchTerms } from '../../core/search-terms.js'
 import { describeStorageContract } from '../contracts/storage.contract.js'
+import {
+  T0,
+  claim,
+  clientRecord,
+  createdEntry,
+  createdRecord,
+  fullBeneficiary,
+  historyEntry,
+  insertBeneficiary,
+  isFiscalCodeConflict,
+  listQuery,
+  newBeneficiary,
+  sessionRecord,
+  summaryOf,
+} from '../contracts/storage-fixtures.js'
 
 function sqliteStorage(storage: Storage): SqliteStorage {
   assert.ok(storage instanceof SqliteStorage)
@@ -34,4 +59,285 @@ describeStorageContract({
   create: () => openSqliteStorage({ path: ':memory:' }),
   destroy: (storage) => storage.close(),
   retainedHistory: (storage, id) => sqliteStorage(storage).beneficiaries.retainedHistory(id),
+})
+
+/** A fresh temporary directory for one test, removed by `cleanUp`. */
+async function temporaryDirectory(): Promise<{ path: string; cleanUp: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), 'sqlite-test-'))
+  return { path, cleanUp: () => rm(path, { recursive: true, force: true }) }
+}
+
+describe('SqliteStorage beyond the contract', () => {
+  it('sets WAL, synchronous=FULL, a 5 s busy timeout and foreign keys on a file database', async () => {
+    const directory = await temporaryDirectory()
+    const storage = await openSqliteStorage({ path: join(directory.path, 'pragmas.db') })
+    try {
+      const db = storage.database
+      assert.equal(db.pragma('journal_mode', { simple: true }), 'wal')
+      assert.equal(db.pragma('synchronous', { simple: true }), 2)
+      assert.equal(db.pragma('busy_timeout', { simple: true }), 5000)
+      assert.equal(db.pragma('foreign_keys', { simple: true }), 1)
+    } finally {
+      await storage.close()
+      await directory.cleanUp()
+    }
+  })
+
+  it('lowers synchronous to NORMAL and sets the busy timeout when asked', async () => {
+    const directory = await temporaryDirectory()
+    const storage = await openSqliteStorage({
+      path: join(directory.path, 'normal.db'),
+      synchronous: 'NORMAL',
+      busyTimeoutMs: 1234,
+    })
+    try {
+      assert.equal(storage.database.pragma('synchronous', { simple: true }), 1)
+      assert.equal(storage.database.pragma('busy_timeout', { simple: true }), 1234)
+    } finally {
+      await storage.close()
+      await directory.cleanUp()
+    }
+  })
+
+  it('refuses invalid options with a TypeError', async () => {
+    await assert.rejects(openSqliteStorage({ path: ':memory:', busyTimeoutMs: -1 }), TypeError)
+    await assert.rejects(openSqliteStorage({ path: ':memory:', cacheSizeKib: 1.5 }), TypeError)
+    await assert.rejects(openSqliteStorage({ path: '' }), TypeError)
+  })
+
+  it('never hands out an id twice, even after the highest one is deleted', async () => {
+    const storage = await openSqliteStorage({ path: ':memory:' })
+    try {
+      await insertBeneficiary(storage)
+      const second = await insertBeneficiary(storage)
+      await storage.beneficiaries.remove(second.id, undefined, historyEntry('deleted', T0))
+      assert.equal((await insertBeneficiary(storage)).id, second.id + 1)
+    } finally {
+      await storage.close()
+    }
+  })
+
+  it('enforces fiscal-code uniqueness in the database itself, allowing many nulls (D8)', async () => {
+    const storage = await openSqliteStorage({ path: ':memory:' })
+    try {
+      await insertBeneficiary(storage, fullBeneficiary())
+      await insertBeneficiary(storage)
+      await insertBeneficiary(storage)
+      const insert = storage.database.prepare(
+        `INSERT INTO beneficiaries (first_name, last_name, email, metadata, status, created_at,
+           updated_at, version, sort_first, sort_last, fiscal_code)
+         VALUES ('a', 'b', 'c', '{}', 'pending', 0, 0, 1, 'a', 'b', ?)`,
+      )
+      assert.throws(() => insert.run(fullBeneficiary().fiscal_code), {
+        code: 'SQLITE_CONSTRAINT_UNIQUE',
+      })
+      assert.equal((await storage.beneficiaries.list(listQuery())).total, 3)
+    } finally {
+      await storage.close()
+    }
+  })
+
+  it('enforces one Idempotency-Key per client in the database itself (D22)', async () => {
+    const storage = await openSqliteStorage({ path: ':memory:' })
+    try {
+      const record = newBeneficiary()
+      await storage.beneficiaries.create(record, createdEntry(record), claim())
+      assert.throws(
+        () =>
+          storage.database
+            .prepare(
+              `INSERT INTO idempotency_keys
+                 (client_id, key, fingerprint, beneficiary_id, created_at, expires_at)
+               VALUES (?, ?, 'other', 1, 0, 0)`,
+            )
+            .run(claim().clientId, claim().key),
+        { code: 'SQLITE_CONSTRAINT_UNIQUE' },
+      )
+    } finally {
+      await storage.close()
+    }
+  })
+
+  it('round-trips Unicode exactly: combining marks, emoji, right-to-left text', async () => {
+    const storage = await openSqliteStorage({ path: ':memory:' })
+    try {
+      const record = fullBeneficiary({
+        first_name: 'Zoe\u0308 👩🏽‍🔬',
+        last_name: 'שָׁלוֹם عبد الله 𝒜',
+        email: 'zoë@example.org',
+        address: {
+          street: 'Phố Hàng Bạc ١٢',
+          city: 'Hà Nội',
+          postal_code: '100000',
+          country: 'VN',
+        },
+        metadata: { 'note 🗒': 'ﷺ \u200f RTL mark', count: -0.5, ok: false },
+        fiscal_code: null,
+      })
+      const entry = historyEntry('created', T0, [{ field: 'first_name', old: null, new: '👩🏽‍🔬' }])
+      const created = createdRecord(await storage.beneficiaries.create(record, entry))
+      assert.deepEqual(await storage.beneficiaries.get(created.id), created)
+      assert.deepEqual(created, { ...record, id: created.id, version: 1 })
+      assert.deepEqual((await storage.beneficiaries.list(listQuery())).items, [summaryOf(created)])
+      assert.deepEqual((await storage.beneficiaries.history(created.id, 0, 10))?.items, [entry])
+      const found = await storage.beneficiaries.list(listQuery({ search: searchTerms('zoë 𝒜') }))
+      assert.deepEqual(
+        found.items.map((item) => item.id),
+        [created.id],
+      )
+    } finally {
+      await storage.close()
+    }
+  })
+
+  it('never throws on hostile search terms, whether or not they went through searchTerms() (D16)', async () => {
+    const storage = await openSqliteStorage({ path: ':memory:' })
+    try {
+      await insertBeneficiary(storage, newBeneficiary({ first_name: 'Anna', last_name: 'Near' }))
+      const hostile = [
+        '"',
+        '""',
+        '*',
+        'NEAR',
+        'NEAR(a b)',
+        'AND',
+        'OR',
+        'NOT',
+        '%',
+        '_',
+        "'; DROP TABLE beneficiaries; --",
+        'words : a',
+        '^a',
+        '(',
+        ')',
+        '{words}',
+        '\\',
+        '\u0000',
+        'a'.repeat(10_000),
+        '😀',
+        'שלום',
+        'e\u0301',
+        '\ud800',
+      ]
+      for (const text of hostile) {
+        for (const search of [[text], searchTerms(text), [text, 'anna']]) {
+          await assert.doesNotReject(
+            storage.beneficiaries.list(listQuery({ search })),
+            `search ${JSON.stringify(search).slice(0, 40)}`,
+          )
+        }
+      }
+      const many = Array.from({ length: 2_000 }, (_, i) => `w${i}`)
+      assert.equal((await storage.beneficiaries.list(listQuery({ search: many }))).total, 0)
+      const near = await storage.beneficiaries.list(listQuery({ search: searchTerms('NEAR') }))
+      assert.equal(near.total, 1)
+      assert.equal((await storage.beneficiaries.list(listQuery())).total, 1)
+    } finally {
+      await storage.close()
+    }
+  })
+
+  it('backs up a database in use into a file that opens with the same rows', async () => {
+    const directory = await temporaryDirectory()
+    const storage = await openSqliteStorage({ path: join(directory.path, 'live.db') })
+    try {
+      const first = await insertBeneficiary(storage, fullBeneficiary())
+      await insertBeneficiary(storage)
+      await storage.clients.insert(clientRecord())
+      const copyPath = join(directory.path, 'copy.db')
+      assert.ok((await backupSqlite(storage, copyPath)) > 0)
+      await insertBeneficiary(storage)
+
+      const copy = await openSqliteStorage({ path: copyPath })
+      try {
+        assert.deepEqual(await copy.beneficiaries.get(first.id), first)
+        assert.equal((await copy.beneficiaries.list(listQuery())).total, 2)
+        assert.deepEqual(await copy.clients.list(), await storage.clients.list())
+        assert.equal(copy.database.pragma('integrity_check', { simple: true }), 'ok')
+      } finally {
+        await copy.close()
+      }
+    } finally {
+      await storage.close()
+      await directory.cleanUp()
+    }
+  })
+
+  it('backs up from a bare connection too', async () => {
+    const directory = await temporaryDirectory()
+    const db = new Database(':memory:')
+    try {
+      await migrateSqlite(db)
+      const storage = new SqliteStorage(db)
+      await insertBeneficiary(storage)
+      const copyPath = join(directory.path, 'copy.db')
+      await backupSqlite(db, copyPath)
+      const copy = await openSqliteStorage({ path: copyPath })
+      assert.equal((await copy.beneficiaries.list(listQuery())).total, 1)
+      await copy.close()
+    } finally {
+      db.close()
+      await directory.cleanUp()
+    }
+  })
+
+  it('leaves a connection it was given open when closed, and refuses an unmigrated one', async () => {
+    const db = new Database(':memory:')
+    try {
+      assert.throws(() => new SqliteStorage(db), TypeError)
+      applySqlitePragmas(db)
+      await migrateSqlite(db)
+      const storage = new SqliteStorage(db)
+      await insertBeneficiary(storage)
+      await storage.close()
+      assert.equal(db.open, true)
+      assert.equal(db.prepare('SELECT count(*) AS n FROM beneficiaries').get()?.constructor, Object)
+    } finally {
+      db.close()
+    }
+  })
+
+  it('rejects every call, ping included, once closed; closing twice is harmless', async () => {
+    const storage = await openSqliteStorage({ path: ':memory:' })
+    await storage.close()
+    await storage.close()
+    const closed = (error: unknown) => error instanceof Error && !isDomainError(error)
+    await assert.rejects(storage.ping(), closed)
+    await assert.rejects(storage.beneficiaries.get(1), closed)
+    await assert.rejects(storage.beneficiaries.list(listQuery()), closed)
+    await assert.rejects(storage.beneficiaries.retainedHistory(1), closed)
+    await assert.rejects(storage.clients.list(), closed)
+    await assert.rejects(storage.sessions.isTokenActive('session-1', 'jti-1'), closed)
+    await assert.rejects(storage.signingKeys.list(), closed)
+  })
+
+  it('answers false for a token whose session’s client does not exist', async () => {
+    const storage = await openSqliteStorage({ path: ':memory:' })
+    try {
+      await storage.sessions.insert(sessionRecord({ client_id: 'client-unknown' }))
+      assert.equal(await storage.sessions.isTokenActive('session-1', 'jti-1'), false)
+    } finally {
+      await storage.close()
+    }
+  })
+
+  it('sees the writes of another connection to the same file', async () => {
+    const directory = await temporaryDirectory()
+    const path = join(directory.path, 'shared.db')
+    const first = await openSqliteStorage({ path })
+    const second = await openSqliteStorage({ path })
+    try {
+      const record = await insertBeneficiary(first, fullBeneficiary())
+      assert.deepEqual(await second.beneficiaries.get(record.id), record)
+      await assert.rejects(
+        insertBeneficiary(second, fullBeneficiary({ email: 'other@example.org' })),
+        isFiscalCodeConflict,
+      )
+      assert.equal((await second.beneficiaries.list(listQuery({ status: 'active' }))).total, 1)
+    } finally {
+      await first.close()
+      await second.close()
+      await directory.cleanUp()
+    }
+  })
 })

@@ -1,0 +1,131 @@
+import Database from 'better-sqlite3'
+import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, it } from 'node:test'
+import {
+  SQLITE_MIGRATIONS,
+  SqliteStorage,
+  migrateSqlite,
+  openSqliteStorage,
+  pendingMigrations,
+} from '../../adapters/sqlite/index.js'
+import { T0, listQuery } from '../contracts/storage-fixtures.js'
+
+const ALL = Object.keys(SQLITE_MIGRATIONS).sort()
+const FIRST = ALL[0]!
+
+/** Every schema object and every applied migration: what "the file as it was" means here. */
+function snapshot(db: Database.Database): unknown {
+  return {
+    schema: db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY type, name').all(),
+    migrations: db.prepare('SELECT name FROM kysely_migration ORDER BY name').all(),
+    rows: db.prepare('SELECT * FROM beneficiaries ORDER BY id').all(),
+  }
+}
+
+/** A beneficiary row as the first schema version stores it, with its search words. */
+function insertRow(db: Database.Database, status: string, createdAt: number): void {
+  const { lastInsertRowid } = db
+    .prepare(
+      `INSERT INTO beneficiaries (first_name, last_name, email, metadata, status, created_at,
+         updated_at, version, sort_first, sort_last)
+       VALUES ('Mario', 'Rossi', 'mario@example.org', '{}', ?, ?, ?, 1, 'mario', 'rossi')`,
+    )
+    .run(status, createdAt, createdAt)
+  db.prepare(
+    `INSERT INTO beneficiary_search (rowid, words, status) VALUES (?, 'mario rossi', ?)`,
+  ).run(lastInsertRowid, status)
+}
+
+describe('SQLite schema migrations', () => {
+  let directory = ''
+  let path = ''
+
+  beforeEach(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'sqlite-migrations-'))
+    path = join(directory, 'schema.db')
+  })
+
+  afterEach(async () => {
+    await rm(directory, { recursive: true, force: true })
+  })
+
+  it('runs every migration when a new file is opened, and none the second time', async () => {
+    const storage = await openSqliteStorage({ path })
+    assert.deepEqual(pendingMigrations(storage.database), [])
+    assert.deepEqual(await migrateSqlite(storage.database), [])
+    const applied = storage.database.prepare('SELECT name FROM kysely_migration ORDER BY name')
+    assert.deepEqual(
+      applied.all().map((row) => (row as { name: string }).name),
+      ALL,
+    )
+    await storage.close()
+  })
+
+  it('opens a file made by an older schema version and upgrades it, keeping its rows', async () => {
+    const db = new Database(path)
+    assert.deepEqual(await migrateSqlite(db, { to: FIRST }), [FIRST])
+    insertRow(db, 'active', T0)
+    insertRow(db, 'active', T0 + 86_400_000)
+    insertRow(db, 'pending', T0)
+    db.close()
+
+    const storage = await openSqliteStorage({ path })
+    try {
+      assert.deepEqual(pendingMigrations(storage.database), [])
+      const list = storage.beneficiaries
+      assert.equal((await list.list(listQuery())).total, 3)
+      assert.equal((await list.list(listQuery({ status: 'active' }))).total, 2)
+      const firstDay = { createdFrom: T0 - (T0 % 86_400_000), createdBefore: T0 + 86_400_000 }
+      assert.equal((await list.list(listQuery(firstDay))).total, 2)
+      assert.equal((await list.list(listQuery({ search: ['ross'], status: 'pending' }))).total, 1)
+      assert.equal((await list.get(1))?.last_name, 'Rossi')
+    } finally {
+      await storage.close()
+    }
+  })
+
+  it('leaves the file exactly as it was when a migration fails, earlier pending ones included', async () => {
+    const db = new Database(path)
+    await migrateSqlite(db, { to: FIRST })
+    insertRow(db, 'active', T0)
+    const before = snapshot(db)
+
+    const broken = {
+      ...SQLITE_MIGRATIONS,
+      '9999_broken': {
+        async up(): Promise<void> {
+          db.exec('CREATE TABLE half_done (id INTEGER PRIMARY KEY)')
+          throw new Error('this migration fails halfway')
+        },
+      },
+    }
+    await assert.rejects(migrateSqlite(db, { migrations: broken }), (error: unknown) => {
+      assert.ok(error instanceof Error)
+      assert.equal((error.cause as Error).message, 'this migration fails halfway')
+      return true
+    })
+    assert.deepEqual(snapshot(db), before)
+    assert.equal(db.inTransaction, false)
+    assert.deepEqual(pendingMigrations(db), ALL.slice(1))
+    db.close()
+
+    const storage = await openSqliteStorage({ path })
+    assert.equal((await storage.beneficiaries.list(listQuery())).total, 1)
+    await storage.close()
+  })
+
+  it('refuses a file migrated by a newer version it does not know, changing nothing', async () => {
+    const db = new Database(path)
+    await migrateSqlite(db)
+    db.prepare(`INSERT INTO kysely_migration (name, timestamp) VALUES ('9999_future', 'x')`).run()
+    const before = snapshot(db)
+    await assert.rejects(migrateSqlite(db))
+    assert.deepEqual(snapshot(db), before)
+    assert.throws(() => new SqliteStorage(db), TypeError)
+    db.close()
+    await assert.rejects(openSqliteStorage({ path }))
+  })
+})
