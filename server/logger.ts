@@ -21,35 +21,20 @@ export const LOG_LEVELS: readonly string[] = [
 
 /**
  * The server's logger: pino, one JSON object per line. The handler logs only request ids,
- * methods, route patterns, statuses, durations and client ids (D25); the redaction below is a
- * second line of defence should anyone ever log a request or a body.
+ * methods, route patterns, statuses, durations and client ids, so nothing secret or personal
+ * can reach a line (D25); pino's path redaction is left out on purpose, as it costs more per
+ * request than anything else the server does for a log line.
+ *
+ * Standard output is written in blocks of 4 KiB or every 250 ms, whichever comes first: one
+ * write per line would cost a system call per request. `flush()` before exiting.
  *
  * @example
  * const logger = createLogger({ level: 'warn' })
  */
 export function createLogger(options: LoggerOptions = {}): pino.Logger {
   return pino(
-    {
-      level: options.level ?? 'info',
-      timestamp: pino.stdTimeFunctions.isoTime,
-      redact: {
-        paths: [
-          'authorization',
-          '*.authorization',
-          'headers.authorization',
-          '*.headers.authorization',
-          'client_secret',
-          '*.client_secret',
-          'access_token',
-          '*.access_token',
-          'refresh_token',
-          '*.refresh_token',
-          'body',
-          '*.body',
-        ],
-        censor: '[redacted]',
-      },
-    },
-    options.destination ?? pino.destination({ sync: false }),
+    { level: options.level ?? 'info', timestamp: pino.stdTimeFunctions.isoTime },
+    options.destination ??
+      pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 }),
   )
 }

@@ -72,6 +72,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     })
   } catch (error) {
     await storage.close()
+    await new Promise<void>((resolve) => logger.flush(() => resolve()))
     throw error
   }
   logger.info(

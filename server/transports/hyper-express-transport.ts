@@ -101,8 +101,9 @@ class HyperExpressTransport {
 
   #accept(req: Request, res: Response): void {
     const receivedAt = performance.now()
-    // The socket peer; uWS writes IPv6 (and mapped IPv4) in full, the handler canonicalises it.
-    const address = req.ip
+    // The socket peer, from uWS itself (hyper-express's req.ip also looks at X-Forwarded-For);
+    // uWS writes IPv6 and mapped IPv4 in full, the handler canonicalises it.
+    const address = Buffer.from(res.raw.getRemoteAddressAsText()).toString('latin1')
     this.#inFlight.add(res)
     const headers = req.headers
     const length = headers['content-length']

@@ -373,6 +373,103 @@ describe('beneficiaries on the wire', () => {
   })
 })
 
+describe('the rest of the decisions, as they reach the wire', () => {
+  it('D7, D9: a create without the required fields or with read-only fields is 422 naming each', async () => {
+    const { handler, writer } = await createTestHandler()
+    const { access: token } = await login(handler, writer)
+    const answer = await call(handler, 'POST', '/v3/beneficiaries', {
+      token,
+      body: { email: 'a@example.org', status: 'active', created_at: 'x', nickname: 'Al' },
+    })
+    assert.equal(answer.status, 422)
+    const fields = (answer.json?.['details'] as { field: string }[]).map((d) => d.field).sort()
+    assert.deepEqual(fields, ['created_at', 'first_name', 'last_name', 'nickname', 'status'])
+  })
+
+  it('D11: PUT is a partial update answering 200 with the full detail shape', async () => {
+    const { handler, writer } = await createTestHandler()
+    const { access: token } = await login(handler, writer)
+    const created = await call(handler, 'POST', '/v3/beneficiaries', { token, body: MARIO })
+    const path = `/v3/beneficiaries/${String(created.json?.['id'])}`
+    const updated = await call(handler, 'PUT', path, { token, body: { address: null } })
+    assert.equal(updated.status, 200)
+    assert.equal(updated.json?.['address'], null)
+    assert.equal(updated.json?.['fiscal_code'], MARIO.fiscal_code)
+  })
+
+  it('D13: deleting twice answers 204 then 404', async () => {
+    const { handler, writer } = await createTestHandler()
+    const { access: token } = await login(handler, writer)
+    const created = await call(handler, 'POST', '/v3/beneficiaries', { token, body: MARIO })
+    const path = `/v3/beneficiaries/${String(created.json?.['id'])}`
+    assert.equal((await call(handler, 'DELETE', path, { token })).status, 204)
+    assert.equal((await call(handler, 'DELETE', path, { token })).status, 404)
+  })
+
+  it('D15, D17, D18: sort, date and paging parameters pass through; bad ones are 422 naming the parameter', async () => {
+    const { handler, writer } = await createTestHandler()
+    const { access: token } = await login(handler, writer)
+    for (const last_name of ['Bianchi', 'Verdi']) {
+      await call(handler, 'POST', '/v3/beneficiaries', {
+        token,
+        body: { first_name: 'Ada', last_name, email: `${last_name}@example.org` },
+      })
+    }
+    const sorted = await call(handler, 'GET', '/v3/beneficiaries', {
+      token,
+      query: 'sort=-last_name&per_page=1',
+    })
+    assert.equal((sorted.json?.['data'] as { last_name: string }[])[0]?.last_name, 'Verdi')
+    assert.match(
+      String((sorted.json?.['links'] as Record<string, unknown>)['next']),
+      /sort=-last_name/,
+    )
+    const past = await call(handler, 'GET', '/v3/beneficiaries', { token, query: 'page=9' })
+    assert.equal(past.status, 200)
+    assert.deepEqual(past.json?.['data'], [])
+    for (const [query, field] of [
+      ['created_from=2026-02-30', 'created_from'],
+      ['created_from=2026-03-02&created_to=2026-03-01', 'created_from'],
+      ['page=0', 'page'],
+      ['sort=email', 'sort'],
+    ] as const) {
+      const answer = await call(handler, 'GET', '/v3/beneficiaries', { token, query })
+      assert.equal(answer.status, 422, query)
+      assert.ok(
+        (answer.json?.['details'] as { field: string }[]).some((d) => d.field === field),
+        query,
+      )
+    }
+  })
+
+  it('D19: each request draws from one class, named in RateLimit-Policy', async () => {
+    const { handler, writer } = await createTestHandler({
+      limits: { auth: 5, write: 10, standard: 100 },
+    })
+    const tokens = await send(handler, 'POST', '/v3/auth/login', {
+      body: { client_id: writer.client_id, client_secret: writer.client_secret },
+    })
+    assert.equal(tokens.headers['ratelimit-policy'], '"auth";q=5;w=60')
+    const token = String(tokens.json?.['access_token'])
+    const created = await call(handler, 'POST', '/v3/beneficiaries', { token, body: MARIO })
+    assert.equal(created.headers['ratelimit-policy'], '"write";q=10;w=60')
+    const path = `/v3/beneficiaries/${String(created.json?.['id'])}`
+    assert.equal(
+      (await call(handler, 'POST', `${path}/status`, { token, body: { status: 'active' } }))
+        .headers['ratelimit-policy'],
+      '"write";q=10;w=60',
+    )
+    assert.equal(
+      (await call(handler, 'GET', `${path}/history`, { token })).headers['ratelimit-policy'],
+      '"standard";q=100;w=60',
+    )
+    assert.equal(
+      (await call(handler, 'POST', '/v3/auth/logout', { token })).headers['ratelimit-policy'],
+      '"standard";q=100;w=60',
+    )
+  })
+})
+
 describe('bodies (D8, D12)', () => {
   const cases: [string, Call, number, string][] = [
     ['malformed JSON', { raw: new TextEncoder().encode('{"first_name": ') }, 400, 'bad_request'],

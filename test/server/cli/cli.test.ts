@@ -330,7 +330,26 @@ describe('graceful shutdown of beneficiaries serve', () => {
     await storage.close()
   })
 
-  it('a key file signs tokens that survive a restart', async () => {
+  it('D3: without a configured key, the key generated on first start survives a restart', async () => {
+    const db = join(directory, 'stored-key.sqlite')
+    const created = JSON.parse(
+      (await cli(['clients', 'create', '--db', db, '--name', 'ops'])).out,
+    ) as { client_id: string; client_secret: string }
+    const first = new ServeProcess(['--db', db], { TRANSPORT: 'node' })
+    const token = String(
+      (await api(await first.url(), 'POST', '/v3/auth/login', undefined, created)).json?.[
+        'access_token'
+      ],
+    )
+    first.child.kill('SIGTERM')
+    assert.equal(await first.exited, 0)
+    const second = new ServeProcess(['--db', db], { TRANSPORT: 'node' })
+    assert.equal((await api(await second.url(), 'GET', '/v3/beneficiaries', token)).status, 200)
+    second.child.kill('SIGTERM')
+    assert.equal(await second.exited, 0)
+  })
+
+  it('D3: a key file signs tokens that survive a restart', async () => {
     const db = join(directory, 'keys.sqlite')
     const keys = join(directory, 'keys.txt')
     writeFileSync(keys, `# signing key first\n${Buffer.alloc(32, 7).toString('base64')}\n`)
