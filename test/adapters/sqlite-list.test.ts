@@ -259,7 +259,8 @@ describe('seedBeneficiaries', () => {
       assert.deepEqual(await first.beneficiaries.get(2_500), await second.beneficiaries.get(2_500))
 
       for (let id = 1; id <= options.count; id++) {
-        const { id: _id, version: _version, ...record } = (await first.beneficiaries.get(id))!
+        const stored = (await first.beneficiaries.get(id))!
+        const record = newBeneficiary({ ...stored })
         await memory.beneficiaries.create(record, createdEntry(record))
       }
       const random = generator(5)
