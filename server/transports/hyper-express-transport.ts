@@ -68,7 +68,9 @@ class HyperExpressTransport {
   #close = false
   readonly #flush = (): void => this.#writeCorked()
   readonly #onTimeout = (req: Request, res: Response, address: string, at: number): void => {
-    if (!res.completed) void this.#dispatch(req, res, address, undefined, 'timeout', at, true)
+    // A client that went away while sending its body never reaches #dispatch: settle it here.
+    if (res.completed) this.#settle(res)
+    else void this.#dispatch(req, res, address, undefined, 'timeout', at, true)
   }
 
   constructor(handler: ApiHandler, options: TransportOptions, hyperExpress: HyperExpressModule) {
@@ -126,7 +128,7 @@ class HyperExpressTransport {
     length: number | undefined,
     at: number,
   ): Promise<void> {
-    const timer = setTimeout(this.#onTimeout, this.#timeoutMs, req, res, address, at)
+    const timer = setTimeout(this.#onTimeout, this.#timeoutMs, req, res, address, at).unref()
     const body = await this.#collect(res, length)
     clearTimeout(timer)
     if (res.completed) return
@@ -201,9 +203,13 @@ class HyperExpressTransport {
     } catch {
       response = FAILED
     }
-    this.#inFlight.delete(res)
     // After an early answer the unread rest of the body must not be taken for a next request.
     if (!res.completed) this.#write(res, response, req.method === 'HEAD', early || this.#closing)
+    this.#settle(res)
+  }
+
+  #settle(res: Response): void {
+    this.#inFlight.delete(res)
     if (this.#inFlight.size === 0) this.#drained?.()
   }
 
@@ -235,6 +241,7 @@ class HyperExpressTransport {
   async #shutdown(graceMs: number): Promise<void> {
     this.#closing = true
     this.#server.close()
+    for (const res of this.#inFlight) if (res.completed) this.#inFlight.delete(res)
     if (this.#inFlight.size > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, graceMs)

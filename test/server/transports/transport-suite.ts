@@ -491,6 +491,23 @@ export function transportSuite(transport: TransportName): void {
     })
   })
 
+  describe(`shutting the ${transport} transport down`, () => {
+    it('close() does not wait for a client that left in the middle of its body', async () => {
+      const world = await createWorld()
+      const server = await startServer({ service: world.service, transport, port: 0 })
+      const socket = connect(server.port, '127.0.0.1')
+      await new Promise<void>((resolve) => socket.on('connect', resolve))
+      socket.write(postHead('/v3/beneficiaries', 'x', 100) + '{"first')
+      // An answered request on another connection shows the server has seen the first one.
+      assert.equal((await fetch(`${server.url}/healthz`)).status, 200)
+      socket.destroy()
+      assert.equal((await fetch(`${server.url}/healthz`)).status, 200)
+      const started = performance.now()
+      await server.close(5_000)
+      assert.ok(performance.now() - started < 2_500, 'close() waited for a departed client')
+    })
+  })
+
   describe(`the ${transport} transport over HTTPS (D26)`, () => {
     let directory: string
     let server: RunningServer
