@@ -93,7 +93,9 @@ export class RouteTable {
     const byPath = new Map<string, { template: string; operations: Record<string, Operation> }>()
     for (const route of ROUTES) {
       const template = route.versioned ? basePath + route.path : route.path
-      const entry = byPath.get(template) ?? { template, operations: {} }
+      // No prototype: a method such as `constructor` must not find anything.
+      const operations = Object.create(null) as Record<string, Operation>
+      const entry = byPath.get(template) ?? { template, operations }
       entry.operations[route.method] = route.operation
       byPath.set(template, entry)
     }

@@ -30,6 +30,13 @@ describe('route table', () => {
     }
   })
 
+  it('finds no operation for a method named like an Object property', () => {
+    const entry = new RouteTable('/v3').match('/v3/beneficiaries')!.entry
+    for (const method of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      assert.equal(entry.operations[method], undefined, method)
+    }
+  })
+
   it('works with an empty or deeper base path', () => {
     assert.equal(new RouteTable('').match('/beneficiaries/3')?.id, '3')
     assert.equal(
