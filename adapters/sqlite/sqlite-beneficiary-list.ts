@@ -3,7 +3,7 @@ import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely'
 import type { BeneficiarySummary, SortField } from '../../core/beneficiary.js'
 import type { ListQuery, Page } from '../../core/ports/beneficiary-store.js'
 import { BLOCK_SIZE, DAY_MS } from './sqlite-counters.js'
-import { queryBuilder, slot, SqliteQuery, type SlotValues } from './sqlite-query.js'
+import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import type { SqliteSchema } from './sqlite-schema.js'
 
 /** Below this offset a plain OFFSET is cheaper than finding the page through the counters. */
@@ -35,7 +35,7 @@ interface Shape {
 
 type Items = SqliteQuery<BeneficiarySummary>
 type Count = SqliteQuery<{ n: number }>
-type Bucket = { key: number; n: number }
+type Bucket = { key: number; n: number; minId: number; maxId: number }
 
 const SUMMARY_COLUMNS = [
   'beneficiaries.id',
@@ -97,9 +97,11 @@ export class SqliteBeneficiaryList {
   readonly #daysByStatus: Readonly<Record<'asc' | 'desc', SqliteQuery<Bucket>>>
   readonly #edgeCount: Count
   readonly #edgeCountByStatus: Count
+  readonly #snapshot: BetterSqlite3.Transaction<(query: ListQuery) => Page<BeneficiarySummary>>
 
   constructor(db: BetterSqlite3.Database) {
     this.#db = db
+    this.#snapshot = db.transaction((query: ListQuery) => this.#listNow(query))
     const days = queryBuilder
       .selectFrom('beneficiary_day_counts')
       .where('day', '>=', slot('dayFrom'))
@@ -124,7 +126,12 @@ export class SqliteBeneficiaryList {
     ): SqliteQuery<Bucket> => {
       let query = queryBuilder
         .selectFrom(table)
-        .select([sql<number>`${sql.ref(key)}`.as('key'), sql<number>`sum(n)`.as('n')])
+        .select([
+          sql<number>`${sql.ref(key)}`.as('key'),
+          sql<number>`sum(n)`.as('n'),
+          sql<number>`${sql.raw(key === 'day' ? 'min(min_id)' : 'min(block)')}`.as('minId'),
+          sql<number>`${sql.raw(key === 'day' ? 'max(max_id)' : 'max(block)')}`.as('maxId'),
+        ])
         .where(sql.ref(key), '>=', slot('keyFrom'))
         .where(sql.ref(key), '<', slot('keyBefore'))
         .groupBy(key)
@@ -162,60 +169,70 @@ export class SqliteBeneficiaryList {
     )
   }
 
-  /** One page of summaries matching `query` and the exact number of matches. */
+  /**
+   * One page of summaries matching `query` and the exact number of matches, read from one
+   * snapshot: another connection's commit cannot fall between the count and the page.
+   */
   list(query: ListQuery): Page<BeneficiarySummary> {
+    return this.#snapshot(query)
+  }
+
+  #listNow(query: ListQuery): Page<BeneficiarySummary> {
     if (query.search !== undefined) return this.#search(query, query.search)
     const from = query.createdFrom ?? NO_LOWER
     const before = query.createdBefore ?? NO_UPPER
     const dates = query.createdFrom !== undefined || query.createdBefore !== undefined
+    const total = this.#total(query.status, from, before)
+    if (total === 0 || query.offset >= total) return { items: [], total }
+    const { page, reversed } = fromNearerEnd(query, total)
     const values: Record<string, unknown> = {
       from,
       before,
-      status: query.status,
-      limit: query.limit,
-      offset: query.offset,
+      status: page.status,
+      limit: page.limit,
+      offset: page.offset,
     }
-    const total = this.#total(query.status, from, before)
-    if (total === 0 || query.offset >= total) return { items: [], total }
 
     // How many rows an `order` plan visits per match: the filters' selectivity, or for ids
     // between the bounds of a date range, the density of matches between those bounds.
-    const filtered = query.status !== undefined || dates
+    const filtered = page.status !== undefined || dates
     let span = filtered ? this.#total(undefined, NO_LOWER, NO_UPPER) : total
-    if (query.sort === 'id' && dates) {
-      const bounds = (query.status === undefined ? this.#idBounds : this.#idBoundsByStatus).get({
+    if (page.sort === 'id' && dates) {
+      const bounds = (page.status === undefined ? this.#idBounds : this.#idBoundsByStatus).get({
         dayFrom: Math.floor(from / DAY_MS),
         dayBefore: Math.floor((before - 1) / DAY_MS) + 1,
-        status: query.status,
+        status: page.status,
       })
       values.lo = bounds?.lo ?? 0
       values.hi = bounds?.hi ?? 0
       span = (bounds?.hi ?? 0) - (bounds?.lo ?? 0) + 1
     }
-    const orderCost = ((query.offset + query.limit) * span) / total
+    const orderCost = ((page.offset + page.limit) * span) / total
     const plan: Plan = filtered && SORT_COST * total < orderCost ? 'filter' : 'order'
 
     let seek: Seek = 'none'
-    if (plan === 'order' && query.offset >= DEEP_OFFSET) {
-      if (query.sort === 'id' && !dates) {
-        seek = 'id'
-        this.#seekBlock(query, values)
-      } else if (query.sort === 'created_at' && isDayBound(from) && isDayBound(before)) {
-        seek = 'day'
-        this.#seekDay(query, from, before, values)
+    if (plan === 'order' && page.offset >= DEEP_OFFSET) {
+      const aligned = isDayBound(from) && isDayBound(before)
+      if (page.sort === 'id' && !dates) {
+        seek = this.#seekBlock(page, values) ? 'id' : 'none'
+      } else if (page.sort === 'id' && aligned) {
+        seek = this.#seekIdByDay(page, from, before, values) ? 'id' : 'none'
+      } else if (page.sort === 'created_at' && aligned) {
+        seek = this.#seekDay(page, from, before, values) ? 'day' : 'none'
       }
     }
 
     const shape: Shape = {
-      sort: query.sort,
-      descending: query.descending,
-      status: query.status !== undefined,
+      sort: page.sort,
+      descending: page.descending,
+      status: page.status !== undefined,
       dates,
       search: false,
       plan,
       seek,
     }
-    return { items: this.#itemsQuery(shape).all(values), total }
+    const items = this.#itemsQuery(shape).all(values)
+    return { items: reversed ? items.reverse() : items, total }
   }
 
   /** Exact number of records with `status` (any when undefined) created in [from, before). */
@@ -236,69 +253,104 @@ export class SqliteBeneficiaryList {
   }
 
   /** Finds the block of ids where the page starts; sets `seek` and the offset within it. */
-  #seekBlock(query: ListQuery, values: Record<string, unknown>): void {
-    const direction = query.descending ? 'desc' : 'asc'
-    const blocks = (query.status === undefined ? this.#blocks : this.#blocksByStatus)[direction]
+  #seekBlock(page: ListQuery, values: Record<string, unknown>): boolean {
+    const direction = page.descending ? 'desc' : 'asc'
+    const blocks = (page.status === undefined ? this.#blocks : this.#blocksByStatus)[direction]
     const found = skipBuckets(
-      blocks.all({ keyFrom: NO_LOWER, keyBefore: NO_UPPER, status: query.status }),
-      query.offset,
+      blocks.all({ keyFrom: NO_LOWER, keyBefore: NO_UPPER, status: page.status }),
+      page.offset,
     )
-    if (found === undefined) return
-    values.seek = (query.descending ? found.key + 1 : found.key) * BLOCK_SIZE
+    if (found === undefined) return false
+    values.seek = (page.descending ? found.key + 1 : found.key) * BLOCK_SIZE
     values.offset = found.rest
+    return true
   }
 
   /** Finds the day where the page starts; sets `seek` and the offset within it. */
-  #seekDay(query: ListQuery, from: number, before: number, values: Record<string, unknown>): void {
-    const direction = query.descending ? 'desc' : 'asc'
-    const days = (query.status === undefined ? this.#days : this.#daysByStatus)[direction]
-    const found = skipBuckets(
-      days.all({
-        keyFrom: from === NO_LOWER ? NO_LOWER : from / DAY_MS,
-        keyBefore: before === NO_UPPER ? NO_UPPER : before / DAY_MS,
-        status: query.status,
-      }),
-      query.offset,
-    )
-    if (found === undefined) return
-    values.seek = query.descending ? (found.key + 1) * DAY_MS : found.key * DAY_MS
+  #seekDay(
+    page: ListQuery,
+    from: number,
+    before: number,
+    values: Record<string, unknown>,
+  ): boolean {
+    const found = skipBuckets(this.#dayBuckets(page, from, before), page.offset)
+    if (found === undefined) return false
+    values.seek = page.descending ? (found.key + 1) * DAY_MS : found.key * DAY_MS
     values.offset = found.rest
+    return true
+  }
+
+  /**
+   * For ids within a date range: when the ids of successive days do not overlap (records get
+   * ids in creation order, as they usually do), the day where the page starts also tells from
+   * which id to count. Any overlap, and the page is found by OFFSET instead.
+   */
+  #seekIdByDay(
+    page: ListQuery,
+    from: number,
+    before: number,
+    values: Record<string, unknown>,
+  ): boolean {
+    const days = this.#dayBuckets(page, from, before)
+    for (let i = 1; i < days.length; i++) {
+      const earlier = page.descending ? days[i]! : days[i - 1]!
+      const later = page.descending ? days[i - 1]! : days[i]!
+      if (earlier.maxId >= later.minId) return false
+    }
+    const found = skipBuckets(days, page.offset)
+    if (found === undefined) return false
+    values.seek = page.descending ? found.bucket.maxId + 1 : found.bucket.minId
+    values.offset = found.rest
+    return true
+  }
+
+  /** The days within [from, before) that hold matching records, in the page's order. */
+  #dayBuckets(page: ListQuery, from: number, before: number): readonly Bucket[] {
+    const direction = page.descending ? 'desc' : 'asc'
+    const days = (page.status === undefined ? this.#days : this.#daysByStatus)[direction]
+    return days.all({
+      keyFrom: from === NO_LOWER ? NO_LOWER : from / DAY_MS,
+      keyBefore: before === NO_UPPER ? NO_UPPER : before / DAY_MS,
+      status: page.status,
+    })
   }
 
   #search(query: ListQuery, terms: readonly string[]): Page<BeneficiarySummary> {
     if (terms.length === 0 || !terms.every(isSearchable)) return { items: [], total: 0 }
     const dates = query.createdFrom !== undefined || query.createdBefore !== undefined
+    const values: Record<string, unknown> = {
+      match: matchExpression(terms, query.status),
+      from: query.createdFrom ?? NO_LOWER,
+      before: query.createdBefore ?? NO_UPPER,
+    }
+    const total = this.#searchCount(dates).get(values)?.n ?? 0
+    if (total === 0 || query.offset >= total) return { items: [], total }
+    const { page, reversed } = fromNearerEnd(query, total)
+    values.limit = page.limit
+    values.offset = page.offset
     // The status is part of the FTS5 query: the index itself filters by it.
     const shape: Shape = {
-      sort: query.sort,
-      descending: query.descending,
+      sort: page.sort,
+      descending: page.descending,
       status: false,
       dates,
       search: true,
       plan: 'filter',
       seek: 'none',
     }
-    const values: SlotValues = {
-      match: matchExpression(terms, query.status),
-      from: query.createdFrom ?? NO_LOWER,
-      before: query.createdBefore ?? NO_UPPER,
-      limit: query.limit,
-      offset: query.offset,
-    }
-    const total = this.#searchCount(shape).get(values)?.n ?? 0
-    if (total === 0 || query.offset >= total) return { items: [], total }
-    return { items: this.#itemsQuery(shape).all(values), total }
+    const items = this.#itemsQuery(shape).all(values)
+    return { items: reversed ? items.reverse() : items, total }
   }
 
-  #searchCount(shape: Shape): Count {
-    const key = String(shape.dates)
+  #searchCount(dates: boolean): Count {
+    const key = String(dates)
     let query = this.#counts.get(key)
     if (query === undefined) {
       let builder = queryBuilder
         .selectFrom('beneficiary_search')
         .select(sql<number>`count(*)`.as('n'))
         .where('beneficiary_search', 'match', slot('match'))
-      if (shape.dates) {
+      if (dates) {
         builder = builder
           .innerJoin('beneficiaries', 'beneficiaries.id', 'beneficiary_search.rowid')
           .where(unindexed('created_at'), '>=', slot('from'))
@@ -342,13 +394,30 @@ function isDayBound(time: number): boolean {
 function skipBuckets(
   buckets: readonly Bucket[],
   offset: number,
-): { key: number; rest: number } | undefined {
+): { key: number; bucket: Bucket; rest: number } | undefined {
   let rest = offset
   for (const bucket of buckets) {
-    if (rest < bucket.n) return { key: bucket.key, rest }
+    if (rest < bucket.n) return { key: bucket.key, bucket, rest }
     rest -= bucket.n
   }
   return undefined
+}
+
+/**
+ * A page in the second half of the matches is the mirror of one in the first half, read in the
+ * opposite direction and reversed: ties go by id in the sort's direction, so the order reverses
+ * exactly, and no page skips more than half of the matches.
+ */
+function fromNearerEnd(query: ListQuery, total: number): { page: ListQuery; reversed: boolean } {
+  const mirrored = total - query.offset - query.limit
+  if (mirrored >= query.offset) return { page: query, reversed: false }
+  const page: ListQuery = {
+    ...query,
+    offset: Math.max(0, mirrored),
+    limit: Math.min(query.limit, total - query.offset),
+    descending: !query.descending,
+  }
+  return { page, reversed: true }
 }
 
 type ItemsBuilder = SelectQueryBuilder<SqliteSchema, 'beneficiaries', BeneficiarySummary>

@@ -2,7 +2,8 @@
  * Seeds 1,000,000 beneficiaries into a temporary SQLite file and prints the median time of the
  * storage-layer queries the benchmark issue names, each with its exact total. Not a test: run
  * it by hand after building, e.g.
- * `node dist-sqlite/test/adapters/sqlite/measure-million.js [count]`.
+ * `node dist-sqlite/test/adapters/sqlite/measure-million.js [count] [existing.db]`; with a
+ * database file made by an earlier run's seed (seed 42, same count), it skips the seeding.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -11,18 +12,21 @@ import type { ListQuery } from '../../../core/ports/beneficiary-store.js'
 import { openSqliteStorage, seedBeneficiaries } from '../../../adapters/sqlite/index.js'
 
 const COUNT = Number(process.argv[2] ?? 1_000_000)
+const EXISTING = process.argv[3]
 const NOW = Date.UTC(2025, 5, 1)
 const DAY = 86_400_000
 const RUNS = 101
 
 const dir = await mkdtemp(join(tmpdir(), 'sqlite-measure-'))
 try {
-  const path = join(dir, 'million.db')
-  const seeding = await openSqliteStorage({ path })
-  const started = performance.now()
-  await seedBeneficiaries(seeding, { count: COUNT, seed: 42, now: NOW })
-  console.log(`seeded ${COUNT} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`)
-  await seeding.close()
+  const path = EXISTING ?? join(dir, 'million.db')
+  if (EXISTING === undefined) {
+    const seeding = await openSqliteStorage({ path })
+    const started = performance.now()
+    await seedBeneficiaries(seeding, { count: COUNT, seed: 42, now: NOW })
+    console.log(`seeded ${COUNT} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    await seeding.close()
+  }
 
   const storage = await openSqliteStorage({ path })
   const store = storage.beneficiaries
