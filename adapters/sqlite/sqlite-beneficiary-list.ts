@@ -20,8 +20,12 @@ const NO_UPPER = Number.MAX_SAFE_INTEGER
  */
 type Plan = 'order' | 'filter'
 
-/** Where an `order` plan starts: at the top, or at a block of ids or a day the counters found. */
-type Seek = 'none' | 'id' | 'day'
+/**
+ * Where an `order` plan starts: at the top; at an id the counters found (`id`, either
+ * direction); or, ascending only, at a value of the sort's first column (`key`: a day of
+ * `created_at` or `updated_at`, the first two characters of a name's sort key).
+ */
+type Seek = 'none' | 'id' | 'key'
 
 interface Shape {
   readonly sort: SortField
@@ -35,7 +39,7 @@ interface Shape {
 
 type Items = SqliteQuery<BeneficiarySummary>
 type Count = SqliteQuery<{ n: number }>
-type Bucket = { key: number; n: number; minId: number; maxId: number }
+type Bucket = { key: number | string; n: number; minId: number; maxId: number }
 
 const SUMMARY_COLUMNS = [
   'beneficiaries.id',
@@ -95,6 +99,10 @@ export class SqliteBeneficiaryList {
   readonly #blocksByStatus: Readonly<Record<'asc' | 'desc', SqliteQuery<Bucket>>>
   readonly #days: Readonly<Record<'asc' | 'desc', SqliteQuery<Bucket>>>
   readonly #daysByStatus: Readonly<Record<'asc' | 'desc', SqliteQuery<Bucket>>>
+  readonly #updatedDays: SqliteQuery<Bucket>
+  readonly #updatedDaysByStatus: SqliteQuery<Bucket>
+  readonly #namePrefixes: SqliteQuery<Bucket>
+  readonly #namePrefixesByStatus: SqliteQuery<Bucket>
   readonly #edgeCount: Count
   readonly #edgeCountByStatus: Count
   readonly #snapshot: BetterSqlite3.Transaction<(query: ListQuery) => Page<BeneficiarySummary>>
@@ -120,17 +128,19 @@ export class SqliteBeneficiaryList {
 
     const buckets = (
       table: 'beneficiary_block_counts' | 'beneficiary_day_counts',
-      key: 'block' | 'day',
       byStatus: boolean,
       direction: 'asc' | 'desc',
     ): SqliteQuery<Bucket> => {
+      const key = table === 'beneficiary_day_counts' ? 'day' : 'block'
+      // Days carry the bounds of their ids; blocks are their own bounds.
+      const [minId, maxId] = key === 'day' ? ['min(min_id)', 'max(max_id)'] : ['0', '0']
       let query = queryBuilder
         .selectFrom(table)
         .select([
           sql<number>`${sql.ref(key)}`.as('key'),
           sql<number>`sum(n)`.as('n'),
-          sql<number>`${sql.raw(key === 'day' ? 'min(min_id)' : 'min(block)')}`.as('minId'),
-          sql<number>`${sql.raw(key === 'day' ? 'max(max_id)' : 'max(block)')}`.as('maxId'),
+          sql<number>`${sql.raw(minId)}`.as('minId'),
+          sql<number>`${sql.raw(maxId)}`.as('maxId'),
         ])
         .where(sql.ref(key), '>=', slot('keyFrom'))
         .where(sql.ref(key), '<', slot('keyBefore'))
@@ -141,21 +151,49 @@ export class SqliteBeneficiaryList {
       return new SqliteQuery(db, query)
     }
     this.#blocks = {
-      asc: buckets('beneficiary_block_counts', 'block', false, 'asc'),
-      desc: buckets('beneficiary_block_counts', 'block', false, 'desc'),
+      asc: buckets('beneficiary_block_counts', false, 'asc'),
+      desc: buckets('beneficiary_block_counts', false, 'desc'),
     }
     this.#blocksByStatus = {
-      asc: buckets('beneficiary_block_counts', 'block', true, 'asc'),
-      desc: buckets('beneficiary_block_counts', 'block', true, 'desc'),
+      asc: buckets('beneficiary_block_counts', true, 'asc'),
+      desc: buckets('beneficiary_block_counts', true, 'desc'),
     }
     this.#days = {
-      asc: buckets('beneficiary_day_counts', 'day', false, 'asc'),
-      desc: buckets('beneficiary_day_counts', 'day', false, 'desc'),
+      asc: buckets('beneficiary_day_counts', false, 'asc'),
+      desc: buckets('beneficiary_day_counts', false, 'desc'),
     }
     this.#daysByStatus = {
-      asc: buckets('beneficiary_day_counts', 'day', true, 'asc'),
-      desc: buckets('beneficiary_day_counts', 'day', true, 'desc'),
+      asc: buckets('beneficiary_day_counts', true, 'asc'),
+      desc: buckets('beneficiary_day_counts', true, 'desc'),
     }
+    const updated = queryBuilder
+      .selectFrom('beneficiary_updated_counts')
+      .select([
+        'day as key',
+        sql<number>`sum(n)`.as('n'),
+        sql<number>`0`.as('minId'),
+        sql<number>`0`.as('maxId'),
+      ])
+      .groupBy('day')
+      .having(sql<number>`sum(n)`, '>', 0)
+      .orderBy('day')
+    this.#updatedDays = new SqliteQuery(db, updated)
+    this.#updatedDaysByStatus = new SqliteQuery(db, updated.where('status', '=', slot('status')))
+    // Grouped and ordered by BINARY, the collation of the name indexes.
+    const prefixes = queryBuilder
+      .selectFrom('beneficiary_name_counts')
+      .select([
+        'prefix as key',
+        sql<number>`sum(n)`.as('n'),
+        sql<number>`0`.as('minId'),
+        sql<number>`0`.as('maxId'),
+      ])
+      .where('name', '=', slot('name'))
+      .groupBy('prefix')
+      .having(sql<number>`sum(n)`, '>', 0)
+      .orderBy('prefix')
+    this.#namePrefixes = new SqliteQuery(db, prefixes)
+    this.#namePrefixesByStatus = new SqliteQuery(db, prefixes.where('status', '=', slot('status')))
 
     const edge = queryBuilder
       .selectFrom('beneficiaries')
@@ -184,7 +222,7 @@ export class SqliteBeneficiaryList {
     const dates = query.createdFrom !== undefined || query.createdBefore !== undefined
     const total = this.#total(query.status, from, before)
     if (total === 0 || query.offset >= total) return { items: [], total }
-    const { page, reversed } = fromNearerEnd(query, total)
+    let { page, reversed } = fromNearerEnd(query, total)
     const values: Record<string, unknown> = {
       from,
       before,
@@ -213,12 +251,19 @@ export class SqliteBeneficiaryList {
     let seek: Seek = 'none'
     if (plan === 'order' && page.offset >= DEEP_OFFSET) {
       const aligned = isDayBound(from) && isDayBound(before)
+      const keyed = page.sort === 'created_at' ? aligned : page.sort !== 'id' && !dates
       if (page.sort === 'id' && !dates) {
         seek = this.#seekBlock(page, values) ? 'id' : 'none'
       } else if (page.sort === 'id' && aligned) {
         seek = this.#seekIdByDay(page, from, before, values) ? 'id' : 'none'
-      } else if (page.sort === 'created_at' && aligned) {
-        seek = this.#seekDay(page, from, before, values) ? 'day' : 'none'
+      } else if (keyed) {
+        // Key seeks count ascending: a descending page is read as its ascending mirror.
+        if (page.descending) {
+          page = { ...page, descending: false, offset: total - page.offset - page.limit }
+          reversed = !reversed
+          values.offset = page.offset
+        }
+        seek = this.#seekKey(page, from, before, values) ? 'key' : 'none'
       }
     }
 
@@ -261,21 +306,44 @@ export class SqliteBeneficiaryList {
       page.offset,
     )
     if (found === undefined) return false
-    values.seek = (page.descending ? found.key + 1 : found.key) * BLOCK_SIZE
+    const block = Number(found.key)
+    values.seek = (page.descending ? block + 1 : block) * BLOCK_SIZE
     values.offset = found.rest
     return true
   }
 
-  /** Finds the day where the page starts; sets `seek` and the offset within it. */
-  #seekDay(
+  /**
+   * Finds the bucket of the sort's first column (day, name prefix) where an ascending page
+   * starts; sets `seek` to the bucket's first value and the offset within it.
+   */
+  #seekKey(
     page: ListQuery,
     from: number,
     before: number,
     values: Record<string, unknown>,
   ): boolean {
-    const found = skipBuckets(this.#dayBuckets(page, from, before), page.offset)
+    const status = page.status
+    let buckets: readonly Bucket[]
+    switch (page.sort) {
+      case 'created_at':
+        buckets = this.#dayBuckets(page, from, before)
+        break
+      case 'updated_at':
+        buckets = (status === undefined ? this.#updatedDays : this.#updatedDaysByStatus).all({
+          status,
+        })
+        break
+      default: {
+        const name = page.sort === 'first_name' ? 'first' : 'last'
+        buckets = (status === undefined ? this.#namePrefixes : this.#namePrefixesByStatus).all({
+          name,
+          status,
+        })
+      }
+    }
+    const found = skipBuckets(buckets, page.offset)
     if (found === undefined) return false
-    values.seek = page.descending ? (found.key + 1) * DAY_MS : found.key * DAY_MS
+    values.seek = typeof found.key === 'number' ? found.key * DAY_MS : found.key
     values.offset = found.rest
     return true
   }
@@ -394,7 +462,7 @@ function isDayBound(time: number): boolean {
 function skipBuckets(
   buckets: readonly Bucket[],
   offset: number,
-): { key: number; bucket: Bucket; rest: number } | undefined {
+): { key: number | string; bucket: Bucket; rest: number } | undefined {
   let rest = offset
   for (const bucket of buckets) {
     if (rest < bucket.n) return { key: bucket.key, bucket, rest }
@@ -471,8 +539,12 @@ function buildItemsQuery(shape: Shape): ItemsBuilder {
   if (shape.seek === 'id') {
     query = query.where('beneficiaries.id', shape.descending ? '<' : '>=', slot('seek'))
   }
-  if (shape.seek === 'day') {
-    query = query.where('beneficiaries.created_at', shape.descending ? '<' : '>=', slot('seek'))
+  if (shape.seek === 'key') {
+    query = query.where(
+      sql.ref(`beneficiaries.${ORDER_COLUMNS[shape.sort][0]}`),
+      '>=',
+      slot('seek'),
+    )
   }
 
   // A filter plan or a search sorts the rows it collected; a `+` keeps SQLite from walking the

@@ -44,7 +44,18 @@ type ClaimRow = {
   created_at: number
   expires_at: number
 }
-type CurrentRow = Pick<StoredRow, 'version' | 'first_name' | 'last_name' | 'status' | 'created_at'>
+type CurrentRow = Pick<
+  StoredRow,
+  | 'id'
+  | 'version'
+  | 'first_name'
+  | 'last_name'
+  | 'status'
+  | 'created_at'
+  | 'updated_at'
+  | 'sort_first'
+  | 'sort_last'
+>
 
 /** How many expired Idempotency-Key claims a create deletes on its way, to keep the table small. */
 const CLAIMS_PURGED_PER_CREATE = 16
@@ -106,7 +117,17 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#select = new SqliteQuery(db, byId.selectAll())
     this.#selectCurrent = new SqliteQuery(
       db,
-      byId.select(['version', 'first_name', 'last_name', 'status', 'created_at']),
+      byId.select([
+        'id',
+        'version',
+        'first_name',
+        'last_name',
+        'status',
+        'created_at',
+        'updated_at',
+        'sort_first',
+        'sort_last',
+      ]),
     )
     const writes = prepareWriteStatements(db)
     this.#insert = writes.insert
@@ -310,7 +331,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     const inserted = this.#insert.run(toColumns(record, 1, keys))
     const id = Number(inserted.lastInsertRowid)
     this.#insertWords.run({ id, words: keys.words, status: record.status })
-    this.#counters.add({ id, status: record.status, created_at: record.created_at })
+    this.#counters.add({ ...record, ...keys, id })
     this.#insertHistory.run(toHistoryColumns(id, entry))
     if (claim !== undefined) {
       this.#purgeClaims.run({ now: claim.now })
@@ -344,10 +365,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
       this.#deleteWords.run({ id: next.id })
       this.#insertWords.run({ id: next.id, words: keys.words, status: next.status })
     }
-    if (current.status !== next.status || current.created_at !== next.created_at) {
-      this.#counters.remove({ id: next.id, status: current.status, created_at: current.created_at })
-      this.#counters.add(next)
-    }
+    this.#counters.replace(current, { ...next, ...keys })
     this.#insertHistory.run(toHistoryColumns(next.id, entry))
     return 'done'
   }
@@ -358,7 +376,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     if (expectedVersion !== undefined && current.version !== expectedVersion) return 'conflict'
     this.#delete.run({ id })
     this.#deleteWords.run({ id })
-    this.#counters.remove({ id, status: current.status, created_at: current.created_at })
+    this.#counters.remove(current)
     this.#eraseHistory.run({ id })
     this.#insertHistory.run(toHistoryColumns(id, entry))
     return 'done'

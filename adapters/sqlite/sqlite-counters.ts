@@ -2,7 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { sql } from 'kysely'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 
-/** Milliseconds per row of `beneficiary_day_counts`: one UTC day. */
+/** Milliseconds per row of the day counters: one UTC day. */
 export const DAY_MS = 86_400_000
 /** Ids per row of `beneficiary_block_counts`, whose key is `id >> 10`. */
 export const BLOCK_SIZE = 1024
@@ -12,25 +12,39 @@ export interface Counted {
   readonly id: number
   readonly status: string
   readonly created_at: number
+  readonly updated_at: number
+  readonly sort_first: string
+  readonly sort_last: string
 }
 
-interface DayTally {
-  status: string
-  day: number
+/** The key of `beneficiary_name_counts`: the first two characters (code points) of a sort key. */
+export function namePrefix(sortKey: string): string {
+  const [first = '', second = ''] = sortKey
+  return first + second
+}
+
+interface Tally {
+  readonly values: Record<string, string | number>
   n: number
   minId: number
   maxId: number
 }
 
 /**
- * Keeps `beneficiary_day_counts` and `beneficiary_block_counts` in step with `beneficiaries`.
- * Callers run it inside the transaction of the write it counts.
+ * Keeps the counter tables of migration `0002_list_counters` in step with `beneficiaries`:
+ * records per status and creation day (with id bounds), per status and block of ids, per
+ * status and update day, and per status and name prefix. Callers run it inside the
+ * transaction of the write it counts.
  */
 export class SqliteCounters {
   readonly #addDay: SqliteQuery<never>
   readonly #addBlock: SqliteQuery<never>
+  readonly #addUpdated: SqliteQuery<never>
+  readonly #addName: SqliteQuery<never>
   readonly #removeDay: SqliteQuery<never>
   readonly #removeBlock: SqliteQuery<never>
+  readonly #removeUpdated: SqliteQuery<never>
+  readonly #removeName: SqliteQuery<never>
 
   constructor(db: BetterSqlite3.Database) {
     this.#addDay = new SqliteQuery(
@@ -63,6 +77,33 @@ export class SqliteCounters {
           })),
         ),
     )
+    this.#addUpdated = new SqliteQuery(
+      db,
+      queryBuilder
+        .insertInto('beneficiary_updated_counts')
+        .values({ status: slot('status'), day: slot('day'), n: slot('n') })
+        .onConflict((oc) =>
+          oc.columns(['status', 'day']).doUpdateSet((eb) => ({
+            n: sql<number>`${eb.ref('beneficiary_updated_counts.n')} + ${eb.ref('excluded.n')}`,
+          })),
+        ),
+    )
+    this.#addName = new SqliteQuery(
+      db,
+      queryBuilder
+        .insertInto('beneficiary_name_counts')
+        .values({
+          name: slot('name'),
+          status: slot('status'),
+          prefix: slot('prefix'),
+          n: slot('n'),
+        })
+        .onConflict((oc) =>
+          oc.columns(['name', 'status', 'prefix']).doUpdateSet((eb) => ({
+            n: sql<number>`${eb.ref('beneficiary_name_counts.n')} + ${eb.ref('excluded.n')}`,
+          })),
+        ),
+    )
     // The id bounds of a day stay as they are: still bounds, if looser.
     this.#removeDay = new SqliteQuery(
       db,
@@ -80,53 +121,96 @@ export class SqliteCounters {
         .where('status', '=', slot('status'))
         .where('block', '=', slot('block')),
     )
+    this.#removeUpdated = new SqliteQuery(
+      db,
+      queryBuilder
+        .updateTable('beneficiary_updated_counts')
+        .set((eb) => ({ n: eb('n', '-', 1) }))
+        .where('status', '=', slot('status'))
+        .where('day', '=', slot('day')),
+    )
+    this.#removeName = new SqliteQuery(
+      db,
+      queryBuilder
+        .updateTable('beneficiary_name_counts')
+        .set((eb) => ({ n: eb('n', '-', 1) }))
+        .where('name', '=', slot('name'))
+        .where('status', '=', slot('status'))
+        .where('prefix', '=', slot('prefix')),
+    )
   }
 
   /** Counts a record in. */
   add(record: Counted): void {
     const { id, status } = record
-    const day = Math.floor(record.created_at / DAY_MS)
-    this.#addDay.run({ status, day, n: 1, min_id: id, max_id: id })
+    this.#addDay.run({ status, day: dayOf(record.created_at), n: 1, min_id: id, max_id: id })
     this.#addBlock.run({ status, block: Math.floor(id / BLOCK_SIZE), n: 1 })
+    this.#addUpdated.run({ status, day: dayOf(record.updated_at), n: 1 })
+    this.#addName.run({ name: 'first', status, prefix: namePrefix(record.sort_first), n: 1 })
+    this.#addName.run({ name: 'last', status, prefix: namePrefix(record.sort_last), n: 1 })
   }
 
   /** Counts a record out. */
   remove(record: Counted): void {
     const { id, status } = record
-    this.#removeDay.run({ status, day: Math.floor(record.created_at / DAY_MS) })
+    this.#removeDay.run({ status, day: dayOf(record.created_at) })
     this.#removeBlock.run({ status, block: Math.floor(id / BLOCK_SIZE) })
+    this.#removeUpdated.run({ status, day: dayOf(record.updated_at) })
+    this.#removeName.run({ name: 'first', status, prefix: namePrefix(record.sort_first) })
+    this.#removeName.run({ name: 'last', status, prefix: namePrefix(record.sort_last) })
+  }
+
+  /** Recounts a changed record, when anything the counters look at changed. */
+  replace(before: Counted, after: Counted): void {
+    if (
+      before.status !== after.status ||
+      dayOf(before.created_at) !== dayOf(after.created_at) ||
+      dayOf(before.updated_at) !== dayOf(after.updated_at) ||
+      namePrefix(before.sort_first) !== namePrefix(after.sort_first) ||
+      namePrefix(before.sort_last) !== namePrefix(after.sort_last)
+    ) {
+      this.remove(before)
+      this.add(after)
+    }
   }
 
   /** Adds many records at once: `count` them, then `flush` (the bulk seeder's path). */
   batch(): { count(record: Counted): void; flush(): void } {
-    const days = new Map<string, DayTally>()
-    const blocks = new Map<string, { status: string; block: number; n: number }>()
+    const tallies = new Map<string, { query: SqliteQuery<never>; tally: Tally }>()
+    const tally = (query: SqliteQuery<never>, key: string, values: Tally['values'], id: number) => {
+      const found = tallies.get(key)
+      if (found === undefined) {
+        tallies.set(key, { query, tally: { values, n: 1, minId: id, maxId: id } })
+      } else {
+        found.tally.n += 1
+        found.tally.minId = Math.min(found.tally.minId, id)
+        found.tally.maxId = Math.max(found.tally.maxId, id)
+      }
+    }
     return {
       count: (record) => {
-        const day = Math.floor(record.created_at / DAY_MS)
-        const dayKey = `${record.status}:${day}`
-        const tally = days.get(dayKey)
-        if (tally === undefined) {
-          days.set(dayKey, { status: record.status, day, n: 1, minId: record.id, maxId: record.id })
-        } else {
-          tally.n += 1
-          tally.minId = Math.min(tally.minId, record.id)
-          tally.maxId = Math.max(tally.maxId, record.id)
-        }
-        const block = Math.floor(record.id / BLOCK_SIZE)
-        const blockKey = `${record.status}:${block}`
-        const blockTally = blocks.get(blockKey)
-        if (blockTally === undefined) blocks.set(blockKey, { status: record.status, block, n: 1 })
-        else blockTally.n += 1
+        const { id, status } = record
+        const day = dayOf(record.created_at)
+        const block = Math.floor(id / BLOCK_SIZE)
+        const updated = dayOf(record.updated_at)
+        const first = namePrefix(record.sort_first)
+        const last = namePrefix(record.sort_last)
+        tally(this.#addDay, `d:${status}:${day}`, { status, day }, id)
+        tally(this.#addBlock, `b:${status}:${block}`, { status, block }, id)
+        tally(this.#addUpdated, `u:${status}:${updated}`, { status, day: updated }, id)
+        tally(this.#addName, `f:${status}:${first}`, { name: 'first', status, prefix: first }, id)
+        tally(this.#addName, `l:${status}:${last}`, { name: 'last', status, prefix: last }, id)
       },
       flush: () => {
-        for (const { status, day, n, minId, maxId } of days.values()) {
-          this.#addDay.run({ status, day, n, min_id: minId, max_id: maxId })
+        for (const { query, tally } of tallies.values()) {
+          query.run({ ...tally.values, n: tally.n, min_id: tally.minId, max_id: tally.maxId })
         }
-        for (const { status, block, n } of blocks.values()) this.#addBlock.run({ status, block, n })
-        days.clear()
-        blocks.clear()
+        tallies.clear()
       },
     }
   }
+}
+
+function dayOf(time: number): number {
+  return Math.floor(time / DAY_MS)
 }

@@ -72,7 +72,7 @@ const coreSchema: Migration = {
     // any script, joined by spaces) are its tokens unchanged (D16). The status is indexed too,
     // so that a search filtered by status is counted inside the index.
     await sql`CREATE VIRTUAL TABLE beneficiary_search USING fts5(
-      words, status, content = '', contentless_delete = 1, tokenize = 'ascii', prefix = '2 3'
+      words, status, content = '', contentless_delete = 1, tokenize = 'ascii', prefix = '1 2 3'
     )`.execute(db)
 
     await db.schema
@@ -187,6 +187,36 @@ const listCounters: Migration = {
       .execute(db)
     await sql`INSERT INTO beneficiary_block_counts (status, block, n)
       SELECT status, id >> 10, count(*) FROM beneficiaries GROUP BY 1, 2`.execute(db)
+
+    await db.schema
+      .createTable('beneficiary_updated_counts')
+      .addColumn('status', 'text', (col) => col.notNull())
+      .addColumn('day', 'integer', (col) => col.notNull())
+      .addColumn('n', 'integer', (col) => col.notNull())
+      .addPrimaryKeyConstraint('beneficiary_updated_counts_key', ['status', 'day'])
+      .modifyEnd(sql`WITHOUT ROWID`)
+      .execute()
+    // `prefix`: the first two characters (code points) of the name's sort key.
+    await db.schema
+      .createTable('beneficiary_name_counts')
+      .addColumn('name', 'text', (col) => col.notNull().check(sql`name IN ('first', 'last')`))
+      .addColumn('status', 'text', (col) => col.notNull())
+      .addColumn('prefix', 'text', (col) => col.notNull())
+      .addColumn('n', 'integer', (col) => col.notNull())
+      .addPrimaryKeyConstraint('beneficiary_name_counts_key', ['name', 'status', 'prefix'])
+      .modifyEnd(sql`WITHOUT ROWID`)
+      .execute()
+    await sql
+      .raw(
+        `INSERT INTO beneficiary_updated_counts (status, day, n)
+          SELECT status, ${dayOf('updated_at')}, count(*) FROM beneficiaries GROUP BY 1, 2`,
+      )
+      .execute(db)
+    await sql`INSERT INTO beneficiary_name_counts (name, status, prefix, n)
+      SELECT 'first', status, substr(sort_first, 1, 2), count(*) FROM beneficiaries GROUP BY 2, 3
+      UNION ALL
+      SELECT 'last', status, substr(sort_last, 1, 2), count(*) FROM beneficiaries GROUP BY 2, 3
+    `.execute(db)
   },
 }
 

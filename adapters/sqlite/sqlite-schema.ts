@@ -73,6 +73,22 @@ export interface BlockCountRow {
   n: number
 }
 
+/** Records per status and UTC day of `updated_at`, kept by `SqliteCounters`. */
+export interface UpdatedCountRow {
+  status: string
+  day: number
+  n: number
+}
+
+/** Records per name sort, status and first two characters of the sort key. */
+export interface NameCountRow {
+  /** `first` or `last`. */
+  name: string
+  status: string
+  prefix: string
+  n: number
+}
+
 /** A row of `clients` (D1); `scopes` is a JSON array. */
 export interface ClientRow {
   seq: Generated<number>
@@ -118,6 +134,8 @@ export interface SqliteSchema {
   beneficiary_search: SearchRow
   beneficiary_day_counts: DayCountRow
   beneficiary_block_counts: BlockCountRow
+  beneficiary_updated_counts: UpdatedCountRow
+  beneficiary_name_counts: NameCountRow
   clients: ClientRow
   sessions: SessionRow
   revoked_tokens: RevokedTokenRow

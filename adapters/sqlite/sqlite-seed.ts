@@ -304,7 +304,7 @@ export async function seedBeneficiaries(
       const id = Number(insert.run(toColumns(record, version, keys)).lastInsertRowid)
       if (i === 0) firstId = id
       insertWords.run({ id, words: keys.words, status: record.status })
-      counters.count({ id, status: record.status, created_at: createdAt })
+      counters.count({ ...record, ...keys, id })
       const created: HistoryEntry = {
         at: createdAt,
         action: 'created',
