@@ -19,7 +19,7 @@ const coreSchema: Migration = {
       .addColumn('email', 'text', (col) => col.notNull())
       .addColumn('phone', 'text')
       .addColumn('date_of_birth', 'text')
-      .addColumn('fiscal_code', 'text', (col) => col.unique())
+      .addColumn('fiscal_code', 'text')
       .addColumn('address_street', 'text')
       .addColumn('address_city', 'text')
       .addColumn('address_postal_code', 'text')
@@ -39,6 +39,15 @@ const coreSchema: Migration = {
           AND (address_city IS NULL) = (address_postal_code IS NULL)
           AND (address_postal_code IS NULL) = (address_country IS NULL)`,
       )
+      .execute()
+    // The fiscal-code uniqueness is the database's (D8); most records have none, and a partial
+    // index leaves them out.
+    await db.schema
+      .createIndex('beneficiaries_fiscal_code')
+      .on('beneficiaries')
+      .column('fiscal_code')
+      .unique()
+      .where(sql.ref('fiscal_code'), 'is not', null)
       .execute()
     // Each index ends with the rowid (= id), so it also serves the tie-break by id (D15).
     await db.schema
