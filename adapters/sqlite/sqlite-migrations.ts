@@ -132,7 +132,8 @@ const coreSchema: Migration = {
       .createTable('sessions')
       .addColumn('seq', 'integer', (col) => col.primaryKey())
       .addColumn('id', 'text', (col) => col.notNull().unique())
-      .addColumn('client_id', 'text', (col) => col.notNull())
+      // Clients are revoked, never deleted: a session always has its client.
+      .addColumn('client_id', 'text', (col) => col.notNull().references('clients.id'))
       .addColumn('refresh_token_hash', 'text', (col) => col.notNull().unique())
       .addColumn('scopes', 'text', (col) => col.notNull())
       .addColumn('created_at', 'integer', (col) => col.notNull())

@@ -100,7 +100,7 @@ export class SqliteStorage implements Storage {
     if (this.#closed) return
     this.#closed = true
     if (this.#closeDatabase && this.#db.open) {
-      this.#db.pragma('optimize')
+      refreshStatistics(this.#db, 'optimize')
       this.#db.close()
     }
   }
@@ -130,11 +130,23 @@ export async function openSqliteStorage(config: SqliteConfig): Promise<SqliteSto
   try {
     applySqlitePragmas(db, config)
     await migrateSqlite(db)
-    // Fresh statistics let the planner pick the indexes the list queries expect.
-    db.pragma('optimize = 0x10002')
+    refreshStatistics(db, 'optimize = 0x10002')
     return new SqliteStorage(db, { closeDatabase: true })
   } catch (error) {
     db.close()
     throw error
+  }
+}
+
+/**
+ * Lets SQLite refresh its query-planner statistics where they are stale, so that it keeps
+ * picking the indexes the list queries expect. Best effort: when another process holds the
+ * write lock past the busy timeout, the statistics wait for the next time.
+ */
+function refreshStatistics(db: Database.Database, pragma: string): void {
+  try {
+    db.pragma(pragma)
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error
   }
 }

@@ -311,13 +311,39 @@ describe('SqliteStorage beyond the contract', () => {
     await assert.rejects(storage.signingKeys.list(), closed)
   })
 
-  it('answers false for a token whose session’s client does not exist', async () => {
+  it('refuses a session whose client does not exist (a foreign key)', async () => {
     const storage = await openSqliteStorage({ path: ':memory:' })
     try {
-      await storage.sessions.insert(sessionRecord({ client_id: 'client-unknown' }))
-      assert.equal(await storage.sessions.isTokenActive('session-1', 'jti-1'), false)
+      await assert.rejects(
+        storage.sessions.insert(sessionRecord({ client_id: 'client-unknown' })),
+        {
+          code: 'SQLITE_CONSTRAINT_FOREIGNKEY',
+        },
+      )
+      assert.equal(
+        await storage.sessions.findByRefreshTokenHash(sessionRecord().refresh_token_hash),
+        undefined,
+      )
     } finally {
       await storage.close()
+    }
+  })
+
+  it('opens, reads and closes a file while another connection holds the write lock', async () => {
+    const directory = await temporaryDirectory()
+    const path = join(directory.path, 'locked.db')
+    const writer = await openSqliteStorage({ path })
+    try {
+      for (let i = 0; i < 300; i++) await insertBeneficiary(writer)
+      writer.database.exec('BEGIN IMMEDIATE')
+      const reader = await openSqliteStorage({ path, busyTimeoutMs: 0 })
+      assert.equal((await reader.beneficiaries.list(listQuery())).total, 300)
+      await reader.close()
+      writer.database.exec('COMMIT')
+    } finally {
+      if (writer.database.inTransaction) writer.database.exec('ROLLBACK')
+      await writer.close()
+      await directory.cleanUp()
     }
   })
 
