@@ -31,6 +31,13 @@ export interface RequestContext {
 /** Query parameters as the caller received them: first value of each name, unparsed. */
 export type QueryInput = Readonly<Record<string, string | undefined>>
 
+/**
+ * A request body: the parsed JSON value, or a function that returns it. A function is called only
+ * once the request is admitted (token verified, limit drawn), so a server does no work for a
+ * request that will be refused; it may throw `BadRequestError` for a body that is not JSON.
+ */
+export type RequestBody = unknown
+
 /** The outcome of an operation: its value plus what the HTTP layer turns into headers. */
 export interface Result<T> {
   /** The response body, in the specification's shape. */
@@ -70,17 +77,17 @@ export interface BeneficiaryService {
    * Exchanges client credentials for a token set (specification 4.2, D2, D3).
    * @throws RateLimitedError, BadRequestError, ValidationError, InvalidCredentialsError, InsufficientScopeError
    */
-  login(ctx: RequestContext, body: unknown): Promise<Result<TokenResponse>>
+  login(ctx: RequestContext, body: RequestBody): Promise<Result<TokenResponse>>
   /**
    * Issues a new access token for a refresh token (D4).
    * @throws RateLimitedError, BadRequestError, ValidationError, InvalidTokenError, InvalidCredentialsError
    */
-  refresh(ctx: RequestContext, body: unknown): Promise<Result<RefreshResponse>>
+  refresh(ctx: RequestContext, body: RequestBody): Promise<Result<RefreshResponse>>
   /**
    * Ends the token's login session (D5): the access token and the session's refresh token stop working.
    * @throws InvalidTokenError, TokenExpiredError, RateLimitedError
    */
-  logout(ctx: RequestContext, body?: unknown): Promise<Result<null>>
+  logout(ctx: RequestContext, body?: RequestBody): Promise<Result<null>>
   /**
    * One page of beneficiaries (specification 4.3, D15–D18).
    * @throws InvalidTokenError, TokenExpiredError, RateLimitedError, InsufficientScopeError, ValidationError
@@ -95,7 +102,7 @@ export interface BeneficiaryService {
    * Creates a beneficiary in status `pending` (specification 4.5, D7–D9, D22).
    * @throws ValidationError, ConflictError (`fiscal_code`), IdempotencyKeyReusedError, BadRequestError
    */
-  create(ctx: RequestContext, body: unknown): Promise<Result<BeneficiaryCreated>>
+  create(ctx: RequestContext, body: RequestBody): Promise<Result<BeneficiaryCreated>>
   /**
    * Partial update (D11), honouring If-Match (D23).
    * @throws NotFoundError, ValidationError, ConflictError, PreconditionFailedError, BadRequestError
@@ -103,7 +110,7 @@ export interface BeneficiaryService {
   update(
     ctx: RequestContext,
     id: string | number,
-    body: unknown,
+    body: RequestBody,
   ): Promise<Result<BeneficiaryDetail>>
   /**
    * Deletes for good (D13), honouring If-Match (D23).
@@ -117,7 +124,7 @@ export interface BeneficiaryService {
   setStatus(
     ctx: RequestContext,
     id: string | number,
-    body: unknown,
+    body: RequestBody,
   ): Promise<Result<BeneficiaryDetail>>
   /**
    * The beneficiary's history, oldest first, paged like the list (D27).

@@ -249,7 +249,7 @@ class Service implements BeneficiaryService {
   async login(ctx: RequestContext, body: unknown): Promise<Result<TokenResponse>> {
     const rateLimit = await this.#limiter.take('auth', ctx.ip ?? 'unknown')
     return withRateLimit(rateLimit, undefined, async () => {
-      const input = parseLoginInput(body)
+      const input = parseLoginInput(bodyOf(body))
       const client = await this.#storage.clients.get(input.client_id)
       const presented = await sha256(input.client_secret)
       const matches = constantTimeEqual(presented, client?.secret_hash ?? NO_CLIENT_HASH)
@@ -289,7 +289,7 @@ class Service implements BeneficiaryService {
   async refresh(ctx: RequestContext, body: unknown): Promise<Result<RefreshResponse>> {
     const rateLimit = await this.#limiter.take('auth', ctx.ip ?? 'unknown')
     return withRateLimit(rateLimit, undefined, async () => {
-      const input = parseRefreshInput(body)
+      const input = parseRefreshInput(bodyOf(body))
       const session = await this.#storage.sessions.findByRefreshTokenHash(
         await sha256(input.refresh_token),
       )
@@ -325,10 +325,11 @@ class Service implements BeneficiaryService {
 
   async logout(ctx: RequestContext, body?: unknown): Promise<Result<null>> {
     return this.#admit(ctx, undefined, 'standard', async ({ claims, rateLimit }) => {
-      if (body !== undefined && body !== null) {
-        if (typeof body !== 'object' || Array.isArray(body))
+      const input = bodyOf(body)
+      if (input !== undefined && input !== null) {
+        if (typeof input !== 'object' || Array.isArray(body))
           throw new BadRequestError('The body must be a JSON object.')
-        const presented: unknown = (body as Record<string, unknown>)['refresh_token']
+        const presented: unknown = (input as Record<string, unknown>)['refresh_token']
         if (presented !== undefined) {
           const session =
             typeof presented === 'string'
@@ -406,7 +407,7 @@ class Service implements BeneficiaryService {
         ])
       }
       const now = this.#clock.now()
-      const fields = parseCreateInput(body, isoTime(now).slice(0, 10))
+      const fields = parseCreateInput(bodyOf(body), isoTime(now).slice(0, 10))
       const entry = this.#entry(ctx, claims, now, 'created', [
         ...changesBetween(undefined, fields),
         { field: 'status', old: null, new: 'pending' },
@@ -453,7 +454,7 @@ class Service implements BeneficiaryService {
   ): Promise<Result<BeneficiaryDetail>> {
     return this.#admit(ctx, 'write', 'write', async ({ claims, rateLimit }) => {
       const beneficiaryId = parseId(id)
-      const patch = parseUpdateInput(body, isoTime(this.#clock.now()).slice(0, 10))
+      const patch = parseUpdateInput(bodyOf(body), isoTime(this.#clock.now()).slice(0, 10))
       const record = await this.#change(ctx, claims, beneficiaryId, 'updated', (current) => {
         const next = applyPatch(current, patch)
         if (
@@ -482,10 +483,11 @@ class Service implements BeneficiaryService {
   ): Promise<Result<BeneficiaryDetail>> {
     return this.#admit(ctx, 'write', 'write', async ({ claims, rateLimit }) => {
       const beneficiaryId = parseId(id)
-      const input = parseStatusInput(body)
+      const input = parseStatusInput(bodyOf(body))
       const record = await this.#change(ctx, claims, beneficiaryId, 'status_changed', (current) => {
         // Nothing moves a beneficiary back to pending, not even from pending (D14).
-        if (input.status === 'pending') throw new InvalidTransitionError(current.status, input.status)
+        if (input.status === 'pending')
+          throw new InvalidTransitionError(current.status, input.status)
         if (input.status === current.status) return { next: current, changes: [] }
         if (!TRANSITIONS[current.status].includes(input.status)) {
           throw new InvalidTransitionError(current.status, input.status)
@@ -707,6 +709,11 @@ async function withRateLimit<T>(
     }
     throw error
   }
+}
+
+/** The body itself, or what its parser returns: servers defer parsing until a request is admitted. */
+function bodyOf(body: unknown): unknown {
+  return typeof body === 'function' ? (body as () => unknown)() : body
 }
 
 /** An id from a path: a positive integer in range, else the resource cannot exist (D12). */

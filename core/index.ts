@@ -4,6 +4,7 @@ export type {
   BeneficiaryService,
   ClientAdmin,
   QueryInput,
+  RequestBody,
   RequestContext,
   Result,
 } from './beneficiary-service.js'

@@ -1,5 +1,10 @@
 import type { BeneficiaryService, RequestContext, Result } from '../core/beneficiary-service.js'
-import { isDomainError, type AnyDomainError, type FieldProblem } from '../core/errors.js'
+import {
+  BadRequestError,
+  isDomainError,
+  type AnyDomainError,
+  type FieldProblem,
+} from '../core/errors.js'
 import type { ApiRequest } from './api-request.js'
 import type { ApiResponse } from './api-response.js'
 import { ClientIpResolver } from './client-ip.js'
@@ -101,6 +106,7 @@ class RequestHandler {
           clientId = result.clientId
         } catch (error) {
           response = this.#failure(error, requestId, match.entry.pattern)
+          if (isDomainError(error)) clientId = error.clientId
         }
       }
     }
@@ -223,12 +229,12 @@ class RequestHandler {
 /** Why a body cannot reach the service: the status and the standard body's fields (D12). */
 class BodyRefusal {
   readonly status: number
-  readonly code: HttpErrorCode | 'bad_request'
+  readonly code: HttpErrorCode
   readonly message: string
 
-  constructor(code: HttpErrorCode | 'bad_request', message: string) {
+  constructor(code: HttpErrorCode, message: string) {
     this.code = code
-    this.status = code === 'bad_request' ? 400 : STATUS_BY_HTTP_CODE[code]
+    this.status = STATUS_BY_HTTP_CODE[code]
     this.message = message
   }
 }
@@ -257,8 +263,12 @@ function readBody(request: ApiRequest, operation: Operation): unknown {
   if (!isJsonContentType(request.headers['content-type'])) return NOT_JSON
   // A JSON body on an operation that takes none (GET, DELETE) is ignored, as HTTP allows.
   if (!BODY_OPERATIONS.has(operation)) return undefined
-  const parsed = parseJsonBody(bytes)
-  return parsed.ok ? parsed.value : new BodyRefusal('bad_request', parsed.message)
+  // Parsed only once the service has admitted the request (token and limit), not before.
+  return () => {
+    const parsed = parseJsonBody(bytes)
+    if (!parsed.ok) throw new BadRequestError(parsed.message)
+    return parsed.value
+  }
 }
 
 function bearerToken(header: string | undefined): string | undefined {
