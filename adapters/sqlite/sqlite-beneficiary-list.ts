@@ -70,7 +70,7 @@ function unindexed<T>(column: string): RawBuilder<T> {
  * The FTS5 query for search terms: each a quoted prefix of a word, all required (D16), and the
  * status when given. Quotes inside a term are doubled, so no input is read as FTS5 syntax.
  */
-export function matchExpression(terms: readonly string[], status: string | undefined): string {
+function matchExpression(terms: readonly string[], status: string | undefined): string {
   const quote = (text: string): string => `"${text.replaceAll('"', '""')}"`
   const words = [...new Set(terms)].map((term) => `words : ${quote(term)}*`)
   if (status !== undefined) words.push(`status : ${quote(status)}`)
@@ -82,10 +82,11 @@ export function matchExpression(terms: readonly string[], status: string | undef
  * each query shape compiled once by Kysely and kept as a prepared statement.
  *
  * Totals without a search come from `beneficiary_day_counts` (a sum over at most a few thousand
- * rows, plus an index count for partial days). Deep pages sorted by id or `created_at` start
- * at the block of ids or the day where the counters say the page begins, so OFFSET skips at
- * most one block or day instead of up to a million rows. Other sorts skip with OFFSET along
- * their index. Searches read the FTS5 index and count its matches.
+ * rows, plus an index count for partial days); a search counts its matches in the FTS5 index.
+ * A page in the second half is read from the other end. A deep page starts where the counters
+ * say it begins (the block of ids, the day, the two-letter name prefix), so OFFSET skips at most
+ * one bucket instead of up to a million rows; only filtered sorts that no counter covers (a
+ * name sort within a date range, say) skip along their index.
  */
 export class SqliteBeneficiaryList {
   readonly #db: BetterSqlite3.Database
