@@ -9,7 +9,9 @@ const example = (path: string) => fileURLToPath(new URL(`../../examples/${path}`
 
 /** Runs an example as a user would and returns what it printed; a non-zero exit fails the test. */
 async function runExample(args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, args, { timeout: 60_000 })
+  // Without this, a nested `node --test` would report to this runner instead of printing.
+  const { NODE_TEST_CONTEXT: _, ...env } = process.env
+  const { stdout } = await run(process.execPath, args, { timeout: 60_000, env })
   return stdout
 }
 
