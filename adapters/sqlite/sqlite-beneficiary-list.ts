@@ -93,6 +93,8 @@ export class SqliteBeneficiaryList {
   readonly #items = new Map<string, Items>()
   readonly #counts = new Map<string, Count>()
   readonly #dayTotal: Count
+  readonly #statusTotal: Count
+  readonly #statusTotalByStatus: Count
   readonly #dayTotalByStatus: Count
   readonly #idBounds: SqliteQuery<{ lo: number | null; hi: number | null }>
   readonly #idBoundsByStatus: SqliteQuery<{ lo: number | null; hi: number | null }>
@@ -120,6 +122,11 @@ export class SqliteBeneficiaryList {
       db,
       days.where('status', '=', slot('status')).select(sql<number>`coalesce(sum(n), 0)`.as('n')),
     )
+    const statuses = queryBuilder
+      .selectFrom('beneficiary_status_counts')
+      .select(sql<number>`coalesce(sum(n), 0)`.as('n'))
+    this.#statusTotal = new SqliteQuery(db, statuses)
+    this.#statusTotalByStatus = new SqliteQuery(db, statuses.where('status', '=', slot('status')))
     // Days with no record left keep stale bounds; skipping them keeps the bounds tight.
     const bounds = days
       .where('n', '>', 0)
@@ -287,6 +294,10 @@ export class SqliteBeneficiaryList {
     const dayBefore = before === NO_UPPER ? NO_UPPER : Math.floor(before / DAY_MS)
     const edge = status === undefined ? this.#edgeCount : this.#edgeCountByStatus
     if (dayFrom >= dayBefore) return edge.get({ from, before, status })?.n ?? 0
+    if (from === NO_LOWER && before === NO_UPPER) {
+      const totals = status === undefined ? this.#statusTotal : this.#statusTotalByStatus
+      return totals.get({ status })?.n ?? 0
+    }
     const days = status === undefined ? this.#dayTotal : this.#dayTotalByStatus
     let total = days.get({ dayFrom, dayBefore, status })?.n ?? 0
     if (from !== NO_LOWER && from < dayFrom * DAY_MS) {

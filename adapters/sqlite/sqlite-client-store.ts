@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { Selectable } from 'kysely'
 import type { ClientRecord, ClientStore } from '../../core/ports/client-store.js'
+import type { SqliteActiveTokens } from './sqlite-active-tokens.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import type { ClientRow } from './sqlite-schema.js'
 
@@ -13,6 +14,7 @@ type StoredRow = Selectable<ClientRow>
  */
 export class SqliteClientStore implements ClientStore {
   readonly #assertOpen: () => void
+  readonly #known: SqliteActiveTokens
   readonly #insert: SqliteQuery<never>
   readonly #select: SqliteQuery<StoredRow>
   readonly #selectAll: SqliteQuery<StoredRow>
@@ -21,9 +23,11 @@ export class SqliteClientStore implements ClientStore {
   /**
    * @param db An open connection whose schema `migrateSqlite` brought up to date.
    * @param assertOpen Throws when the owning storage is closed; called first by every method.
+   * @param known The memo of active tokens, which a revocation empties.
    */
-  constructor(db: BetterSqlite3.Database, assertOpen: () => void) {
+  constructor(db: BetterSqlite3.Database, assertOpen: () => void, known: SqliteActiveTokens) {
     this.#assertOpen = assertOpen
+    this.#known = known
     this.#insert = new SqliteQuery(
       db,
       queryBuilder.insertInto('clients').values({
@@ -85,7 +89,9 @@ export class SqliteClientStore implements ClientStore {
   /** Sets `revoked_at` to `at`. False when the client is unknown or already revoked. */
   async revoke(id: string, at: number): Promise<boolean> {
     this.#assertOpen()
-    return this.#revoke.run({ id, at }).changes > 0
+    const revoked = this.#revoke.run({ id, at }).changes > 0
+    this.#known.forget()
+    return revoked
   }
 }
 

@@ -45,6 +45,7 @@ export class SqliteCounters {
   readonly #removeBlock: SqliteQuery<never>
   readonly #removeUpdated: SqliteQuery<never>
   readonly #removeName: SqliteQuery<never>
+  readonly #addStatus: SqliteQuery<never>
 
   constructor(db: BetterSqlite3.Database) {
     this.#addDay = new SqliteQuery(
@@ -104,6 +105,17 @@ export class SqliteCounters {
           })),
         ),
     )
+    this.#addStatus = new SqliteQuery(
+      db,
+      queryBuilder
+        .insertInto('beneficiary_status_counts')
+        .values({ status: slot('status'), n: slot('n') })
+        .onConflict((oc) =>
+          oc.column('status').doUpdateSet((eb) => ({
+            n: sql<number>`${eb.ref('beneficiary_status_counts.n')} + ${eb.ref('excluded.n')}`,
+          })),
+        ),
+    )
     // The id bounds of a day stay as they are: still bounds, if looser.
     this.#removeDay = new SqliteQuery(
       db,
@@ -148,6 +160,7 @@ export class SqliteCounters {
     this.#addUpdated.run({ status, day: dayOf(record.updated_at), n: 1 })
     this.#addName.run({ name: 'first', status, prefix: namePrefix(record.sort_first), n: 1 })
     this.#addName.run({ name: 'last', status, prefix: namePrefix(record.sort_last), n: 1 })
+    this.#addStatus.run({ status, n: 1 })
   }
 
   /** Counts a record out. */
@@ -158,6 +171,7 @@ export class SqliteCounters {
     this.#removeUpdated.run({ status, day: dayOf(record.updated_at) })
     this.#removeName.run({ name: 'first', status, prefix: namePrefix(record.sort_first) })
     this.#removeName.run({ name: 'last', status, prefix: namePrefix(record.sort_last) })
+    this.#addStatus.run({ status, n: -1 })
   }
 
   /** Recounts a changed record, when anything the counters look at changed. */
@@ -200,6 +214,7 @@ export class SqliteCounters {
         tally(this.#addUpdated, `u:${status}:${updated}`, { status, day: updated }, id)
         tally(this.#addName, `f:${status}:${first}`, { name: 'first', status, prefix: first }, id)
         tally(this.#addName, `l:${status}:${last}`, { name: 'last', status, prefix: last }, id)
+        tally(this.#addStatus, `s:${status}`, { status }, id)
       },
       flush: () => {
         for (const { query, tally } of tallies.values()) {

@@ -126,6 +126,12 @@ export interface SigningKeyRow {
   created_at: number
 }
 
+/** A row of `beneficiary_status_counts`: records per status. */
+export interface StatusCountRow {
+  status: string
+  n: number
+}
+
 /** Every table of the latest schema, as Kysely sees it. */
 export interface SqliteSchema {
   beneficiaries: BeneficiaryRow
@@ -136,6 +142,7 @@ export interface SqliteSchema {
   beneficiary_block_counts: BlockCountRow
   beneficiary_updated_counts: UpdatedCountRow
   beneficiary_name_counts: NameCountRow
+  beneficiary_status_counts: StatusCountRow
   clients: ClientRow
   sessions: SessionRow
   revoked_tokens: RevokedTokenRow

@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import { sql, type Selectable } from 'kysely'
 import type { RevokedToken, SessionRecord, SessionStore } from '../../core/ports/session-store.js'
+import type { SqliteActiveTokens } from './sqlite-active-tokens.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import type { SessionRow } from './sqlite-schema.js'
 
@@ -19,6 +20,7 @@ const REVOKED_TOKEN_GRACE_MS = 10 * 60_000
  */
 export class SqliteSessionStore implements SessionStore {
   readonly #assertOpen: () => void
+  readonly #known: SqliteActiveTokens
   readonly #insert: SqliteQuery<never>
   readonly #selectByHash: SqliteQuery<StoredRow>
   readonly #revokeSession: SqliteQuery<never>
@@ -32,9 +34,11 @@ export class SqliteSessionStore implements SessionStore {
   /**
    * @param db An open connection whose schema `migrateSqlite` brought up to date.
    * @param assertOpen Throws when the owning storage is closed; called first by every method.
+   * @param known The memo of active tokens, shared with the client store, whose revocations empty it.
    */
-  constructor(db: BetterSqlite3.Database, assertOpen: () => void) {
+  constructor(db: BetterSqlite3.Database, assertOpen: () => void, known: SqliteActiveTokens) {
     this.#assertOpen = assertOpen
+    this.#known = known
     this.#insert = new SqliteQuery(
       db,
       queryBuilder.insertInto('sessions').values({
@@ -142,12 +146,16 @@ export class SqliteSessionStore implements SessionStore {
   async revoke(sessionId: string, at: number, token?: RevokedToken): Promise<void> {
     this.#assertOpen()
     this.#revoke.immediate(sessionId, at, token)
+    this.#known.forget()
   }
 
   /** False when the session is unknown or revoked, its client unknown or revoked, or `jti` revoked. */
   async isTokenActive(sessionId: string, jti: string): Promise<boolean> {
     this.#assertOpen()
-    return this.#active.get({ sid: sessionId, jti }) !== undefined
+    if (this.#known.has(sessionId, jti)) return true
+    const active = this.#active.get({ sid: sessionId, jti }) !== undefined
+    if (active) this.#known.add(sessionId, jti)
+    return active
   }
 }
 

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3'
 import type { Storage } from '../../core/ports/storage.js'
 import { SqliteBeneficiaryStore } from './sqlite-beneficiary-store.js'
+import { SqliteActiveTokens } from './sqlite-active-tokens.js'
 import { SqliteClientStore } from './sqlite-client-store.js'
 import type { SqliteConfig } from './sqlite-config.js'
 import { migrateSqlite, pendingMigrations, unknownMigrations } from './sqlite-migrations.js'
@@ -72,8 +73,9 @@ export class SqliteStorage implements Storage {
     this.#ping = db.prepare('SELECT 1')
     const assertOpen = (): void => this.#assertOpen()
     this.beneficiaries = new SqliteBeneficiaryStore(db, assertOpen)
-    this.clients = new SqliteClientStore(db, assertOpen)
-    this.sessions = new SqliteSessionStore(db, assertOpen)
+    const activeTokens = new SqliteActiveTokens(db)
+    this.clients = new SqliteClientStore(db, assertOpen, activeTokens)
+    this.sessions = new SqliteSessionStore(db, assertOpen, activeTokens)
     this.signingKeys = new SqliteSigningKeyStore(db, assertOpen)
   }
 

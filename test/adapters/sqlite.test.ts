@@ -366,4 +366,41 @@ describe('SqliteStorage beyond the contract', () => {
       await directory.cleanUp()
     }
   })
+
+  it('D1, D5: a revocation by another connection wins at once over the memo of active tokens', async () => {
+    const directory = await temporaryDirectory()
+    const path = join(directory.path, 'revoke.db')
+    const server = await openSqliteStorage({ path })
+    const cli = await openSqliteStorage({ path })
+    try {
+      await server.clients.insert(clientRecord())
+      await server.sessions.insert(sessionRecord())
+      await server.sessions.insert(sessionRecord({ id: 'session-2', refresh_token_hash: 'h2' }))
+      assert.equal(await server.sessions.isTokenActive('session-1', 'jti-1'), true)
+      assert.equal(await server.sessions.isTokenActive('session-1', 'jti-1'), true)
+      await cli.sessions.revoke('session-1', T0, { jti: 'jti-1', expiresAt: T0 + 3_600_000 })
+      assert.equal(await server.sessions.isTokenActive('session-1', 'jti-1'), false)
+
+      assert.equal(await server.sessions.isTokenActive('session-2', 'jti-2'), true)
+      assert.equal(await cli.clients.revoke('client-1', T0), true)
+      assert.equal(await server.sessions.isTokenActive('session-2', 'jti-2'), false)
+    } finally {
+      await server.close()
+      await cli.close()
+      await directory.cleanUp()
+    }
+  })
+
+  it('D1: a revocation through the same connection wins over the memo too', async () => {
+    const storage = await openSqliteStorage({ path: ':memory:' })
+    try {
+      await storage.clients.insert(clientRecord())
+      await storage.sessions.insert(sessionRecord())
+      assert.equal(await storage.sessions.isTokenActive('session-1', 'jti-1'), true)
+      await storage.clients.revoke('client-1', T0)
+      assert.equal(await storage.sessions.isTokenActive('session-1', 'jti-1'), false)
+    } finally {
+      await storage.close()
+    }
+  })
 })

@@ -1,0 +1,43 @@
+import type BetterSqlite3 from 'better-sqlite3'
+
+/** Pairs remembered at most; past it the memo starts over (a miss only costs the full lookup). */
+const MAX_REMEMBERED = 100_000
+
+/**
+ * Remembers which (session, token id) pairs were found active, so that the check every
+ * authenticated request makes costs one `PRAGMA data_version` instead of a lookup in three
+ * tables. Revocation still always wins: a commit by any other connection (the CLI revoking a
+ * client, another server process logging a session out) changes `data_version`, which empties
+ * the memo; revocations through this connection empty it themselves (`forget`).
+ */
+export class SqliteActiveTokens {
+  readonly #dataVersion: BetterSqlite3.Statement<[], number>
+  readonly #active = new Set<string>()
+  #version = -1
+
+  constructor(db: BetterSqlite3.Database) {
+    this.#dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck()
+  }
+
+  /** Whether the pair was found active and nothing that could revoke it has happened since. */
+  has(sessionId: string, jti: string): boolean {
+    const version = this.#dataVersion.get()!
+    if (version !== this.#version) {
+      this.#version = version
+      this.#active.clear()
+      return false
+    }
+    return this.#active.has(`${sessionId} ${jti}`)
+  }
+
+  /** Records a pair the database has just found active. */
+  add(sessionId: string, jti: string): void {
+    if (this.#active.size >= MAX_REMEMBERED) this.#active.clear()
+    this.#active.add(`${sessionId} ${jti}`)
+  }
+
+  /** Forgets every pair: called by every revocation made through this connection. */
+  forget(): void {
+    this.#active.clear()
+  }
+}
