@@ -99,6 +99,12 @@ export interface BeneficiaryServiceOptions {
   readonly basePath?: string
   /** Verified access tokens remembered to skip repeated HMAC checks. Default 10,000. */
   readonly tokenCacheSize?: number
+  /**
+   * SHA-256 of a UTF-8 string, base64url without padding: hashes secrets, refresh tokens and
+   * Idempotency-Key bodies. Default: Web Crypto, which is asynchronous and so costs a trip to a
+   * worker thread per call; on Node.js pass `nodeSha256` from `beneficiary-service/server`.
+   */
+  readonly sha256?: (text: string) => string | Promise<string>
 }
 
 const SCOPES = ['read', 'write'] as const
@@ -177,7 +183,8 @@ export async function createBeneficiaryService(
     clock,
   )
   const limiter = new RateLimiter(options.limits ?? {}, clock)
-  return new Service(options.storage, clock, tokens, limiter, Object.freeze(settings))
+  const hash = options.sha256 ?? sha256
+  return new Service(options.storage, clock, tokens, limiter, hash, Object.freeze(settings))
 }
 
 function positiveInteger(name: string, value: number): number {
@@ -204,6 +211,8 @@ async function storedKeys(storage: Storage, clock: Clock): Promise<AccessTokenKe
 /** The hash an unknown client id is compared with, so it costs the same as a wrong secret (D1). */
 const NO_CLIENT_HASH = 'A'.repeat(43)
 
+type Hash = (text: string) => string | Promise<string>
+
 type Settings = {
   readonly issuer: string
   readonly audience: string
@@ -225,6 +234,7 @@ class Service implements BeneficiaryService {
   readonly #tokens: AccessTokens
   readonly #limiter: RateLimiter
   readonly #settings: Settings
+  readonly #sha256: Hash
   readonly clients: ClientAdmin
 
   constructor(
@@ -232,14 +242,16 @@ class Service implements BeneficiaryService {
     clock: Clock,
     tokens: AccessTokens,
     limiter: RateLimiter,
+    hash: Hash,
     settings: Settings,
   ) {
     this.#storage = storage
     this.#clock = clock
     this.#tokens = tokens
     this.#limiter = limiter
+    this.#sha256 = hash
     this.#settings = settings
-    this.clients = new Clients(storage, clock)
+    this.clients = new Clients(storage, clock, hash)
   }
 
   ready(): Promise<void> {
@@ -251,7 +263,7 @@ class Service implements BeneficiaryService {
     return withRateLimit(rateLimit, undefined, async () => {
       const input = parseLoginInput(bodyOf(body))
       const client = await this.#storage.clients.get(input.client_id)
-      const presented = await sha256(input.client_secret)
+      const presented = await this.#sha256(input.client_secret)
       const matches = constantTimeEqual(presented, client?.secret_hash ?? NO_CLIENT_HASH)
       if (client === undefined || !matches || client.revoked_at !== null)
         throw new InvalidCredentialsError()
@@ -265,7 +277,7 @@ class Service implements BeneficiaryService {
       await this.#storage.sessions.insert({
         id: sid,
         client_id: client.id,
-        refresh_token_hash: await sha256(refreshToken),
+        refresh_token_hash: await this.#sha256(refreshToken),
         scopes,
         created_at: now,
         expires_at: now + this.#settings.refreshTokenTtlSeconds * 1000,
@@ -291,7 +303,7 @@ class Service implements BeneficiaryService {
     return withRateLimit(rateLimit, undefined, async () => {
       const input = parseRefreshInput(bodyOf(body))
       const session = await this.#storage.sessions.findByRefreshTokenHash(
-        await sha256(input.refresh_token),
+        await this.#sha256(input.refresh_token),
       )
       const now = this.#clock.now()
       if (session === undefined || session.revoked_at !== null || now >= session.expires_at) {
@@ -302,7 +314,7 @@ class Service implements BeneficiaryService {
         throw new InvalidTokenError('The refresh token is invalid, expired or revoked.')
       }
       if (input.client_id !== undefined || input.client_secret !== undefined) {
-        const presented = await sha256(input.client_secret ?? '')
+        const presented = await this.#sha256(input.client_secret ?? '')
         const matches = constantTimeEqual(presented, client.secret_hash)
         if (!matches || input.client_id !== client.id) throw new InvalidCredentialsError()
       }
@@ -333,7 +345,7 @@ class Service implements BeneficiaryService {
         if (presented !== undefined) {
           const session =
             typeof presented === 'string'
-              ? await this.#storage.sessions.findByRefreshTokenHash(await sha256(presented))
+              ? await this.#storage.sessions.findByRefreshTokenHash(await this.#sha256(presented))
               : undefined
           if (session?.id !== claims.sid) {
             throw new ValidationError([
@@ -418,7 +430,7 @@ class Service implements BeneficiaryService {
           : {
               clientId: claims.clientId,
               key,
-              fingerprint: await sha256(canonicalJson(fields)),
+              fingerprint: await this.#sha256(canonicalJson(fields)),
               expiresAt: now + this.#settings.idempotencyTtlSeconds * 1000,
               now,
             }
@@ -646,10 +658,12 @@ class Service implements BeneficiaryService {
 class Clients implements ClientAdmin {
   readonly #storage: Storage
   readonly #clock: Clock
+  readonly #sha256: Hash
 
-  constructor(storage: Storage, clock: Clock) {
+  constructor(storage: Storage, clock: Clock, hash: Hash) {
     this.#storage = storage
     this.#clock = clock
+    this.#sha256 = hash
   }
 
   async create(input: { name: string; scopes: readonly string[] }): Promise<ProvisionedClient> {
@@ -670,7 +684,7 @@ class Clients implements ClientAdmin {
     await this.#storage.clients.insert({
       id: clientId,
       name,
-      secret_hash: await sha256(secret),
+      secret_hash: await this.#sha256(secret),
       scopes,
       created_at: this.#clock.now(),
       revoked_at: null,

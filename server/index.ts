@@ -38,5 +38,6 @@ export type {
   TransportOptions,
 } from './transports/transport.js'
 export { TransportUnavailableError } from './transports/transport-unavailable-error.js'
+export { nodeSha256 } from './node-sha256.js'
 export { runCli } from './cli/run-cli.js'
 export type { CliIo } from './cli/cli-io.js'

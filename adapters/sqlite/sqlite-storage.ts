@@ -3,6 +3,7 @@ import type { Storage } from '../../core/ports/storage.js'
 import { SqliteBeneficiaryStore } from './sqlite-beneficiary-store.js'
 import { SqliteActiveTokens } from './sqlite-active-tokens.js'
 import { SqliteClientStore } from './sqlite-client-store.js'
+import { SqliteGroupCommit } from './sqlite-group-commit.js'
 import type { SqliteConfig } from './sqlite-config.js'
 import { migrateSqlite, pendingMigrations, unknownMigrations } from './sqlite-migrations.js'
 import { applySqlitePragmas } from './sqlite-pragmas.js'
@@ -48,6 +49,7 @@ export class SqliteStorage implements Storage {
   readonly #db: Database.Database
   readonly #closeDatabase: boolean
   readonly #ping: Database.Statement<[], unknown>
+  readonly #writes: SqliteGroupCommit
   #closed = false
 
   /**
@@ -72,7 +74,8 @@ export class SqliteStorage implements Storage {
     this.#closeDatabase = options.closeDatabase ?? false
     this.#ping = db.prepare('SELECT 1')
     const assertOpen = (): void => this.#assertOpen()
-    this.beneficiaries = new SqliteBeneficiaryStore(db, assertOpen)
+    this.#writes = new SqliteGroupCommit(db)
+    this.beneficiaries = new SqliteBeneficiaryStore(db, assertOpen, this.#writes)
     const activeTokens = new SqliteActiveTokens(db)
     this.clients = new SqliteClientStore(db, assertOpen, activeTokens)
     this.sessions = new SqliteSessionStore(db, assertOpen, activeTokens)
@@ -101,6 +104,8 @@ export class SqliteStorage implements Storage {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
+    // Writes already accepted are committed, not dropped.
+    if (this.#db.open) this.#writes.flush()
     if (this.#closeDatabase && this.#db.open) {
       refreshStatistics(this.#db, 'optimize')
       this.#db.close()

@@ -1,3 +1,4 @@
+import { nodeSha256 } from '../node-sha256.js'
 import { randomBytes } from 'node:crypto'
 import {
   createBeneficiaryService,
@@ -45,6 +46,7 @@ export async function clientsCommand(args: readonly string[], io: CliIo): Promis
     const service = await createBeneficiaryService({
       storage,
       keys: [{ kid: 'cli', secret: randomBytes(32).toString('base64url') }],
+      sha256: nodeSha256,
     })
     switch (action) {
       case 'create':

@@ -1,3 +1,4 @@
+import { nodeSha256 } from '../node-sha256.js'
 import { createBeneficiaryService } from '../../core/index.js'
 import { createLogger } from '../logger.js'
 import { startServer, type RunningServer } from '../start-server.js'
@@ -53,6 +54,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       accessTokenTtlSeconds: config.accessTokenTtlSeconds,
       refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
       basePath: config.basePath,
+      sha256: nodeSha256,
       ...(config.keys !== undefined && { keys: config.keys }),
     })
     if ((await service.clients.list()).length === 0) {

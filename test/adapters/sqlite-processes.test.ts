@@ -70,7 +70,8 @@ describe('SQLite across processes', () => {
         assert.equal((await storage.beneficiaries.get(id))?.email, `writer${id - 1}@example.org`)
       }
       const { total } = await storage.beneficiaries.list(listQuery())
-      assert.ok(total >= acknowledged.length && total <= acknowledged.length + 1)
+      // At most one group of eight may have committed without being acknowledged yet.
+      assert.ok(total >= acknowledged.length && total <= acknowledged.length + 8)
       const found = await storage.beneficiaries.list(listQuery({ search: ['nguyen'] }))
       assert.equal(found.total, Math.floor(total / 2))
     } finally {

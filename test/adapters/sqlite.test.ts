@@ -403,4 +403,48 @@ describe('SqliteStorage beyond the contract', () => {
       await storage.close()
     }
   })
+
+  it('commits the writes of one event-loop turn together, a failing one rolling back alone', async () => {
+    const directory = await temporaryDirectory()
+    const storage = await openSqliteStorage({ path: join(directory.path, 'group.db') })
+    try {
+      const results = await Promise.allSettled([
+        insertBeneficiary(storage, fullBeneficiary()),
+        insertBeneficiary(storage, newBeneficiary({ email: 'a@example.org' })),
+        // The same fiscal code again: this write fails, the others must not.
+        insertBeneficiary(storage, fullBeneficiary({ email: 'b@example.org' })),
+        insertBeneficiary(storage, newBeneficiary({ email: 'c@example.org' })),
+      ])
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+      )
+      assert.ok(isFiscalCodeConflict((results[2] as PromiseRejectedResult).reason))
+      const { items, total } = await storage.beneficiaries.list(listQuery())
+      assert.equal(total, 3)
+      assert.deepEqual(
+        items.map((b) => b.email),
+        ['Giulia.Bianchi@Example.org', 'a@example.org', 'c@example.org'],
+      )
+    } finally {
+      await storage.close()
+      await directory.cleanUp()
+    }
+  })
+
+  it('commits writes still waiting for their group when the storage closes', async () => {
+    const directory = await temporaryDirectory()
+    const path = join(directory.path, 'closing.db')
+    const storage = await openSqliteStorage({ path })
+    const pending = insertBeneficiary(storage)
+    await storage.close()
+    await pending
+    const reopened = await openSqliteStorage({ path })
+    try {
+      assert.equal((await reopened.beneficiaries.list(listQuery())).total, 1)
+    } finally {
+      await reopened.close()
+      await directory.cleanUp()
+    }
+  })
 })

@@ -10,7 +10,8 @@ const example = (path: string) => fileURLToPath(new URL(`../../examples/${path}`
 /** Runs an example as a user would and returns what it printed; a non-zero exit fails the test. */
 async function runExample(args: string[]): Promise<string> {
   // Without this, a nested `node --test` would report to this runner instead of printing.
-  const { NODE_TEST_CONTEXT: _, ...env } = process.env
+  const env = { ...process.env }
+  delete env['NODE_TEST_CONTEXT']
   const { stdout } = await run(process.execPath, args, { timeout: 60_000, env })
   return stdout
 }

@@ -1,7 +1,8 @@
 /**
  * Child process of the durability test: creates beneficiaries in a loop through
- * `SqliteStorage` (synchronous=FULL) and prints each id on its own line once its create has
- * resolved, i.e. once the write is acknowledged. The parent kills it with SIGKILL.
+ * `SqliteStorage` (synchronous=FULL), eight at a time so that they share a group commit, and
+ * prints each id on its own line once its create has resolved, i.e. once the write is
+ * acknowledged. The parent kills it with SIGKILL.
  *
  * Usage: node durability-writer.js <database path>
  */
@@ -11,8 +12,10 @@ const path = process.argv[2]
 if (path === undefined) throw new TypeError('usage: durability-writer.js <database path>')
 
 const storage = await openSqliteStorage({ path })
+const GROUP = 8
 const start = Date.UTC(2024, 0, 1)
-for (let i = 0; ; i++) {
+
+async function write(i: number): Promise<void> {
   const at = start + i * 1000
   const record = {
     first_name: `Writer${i}`,
@@ -37,4 +40,8 @@ for (let i = 0; ; i++) {
   const outcome = await storage.beneficiaries.create(record, entry)
   // Writes to a pipe are synchronous on Linux: the line is out before the next create starts.
   if (outcome.kind === 'created') process.stdout.write(`${outcome.record.id}\n`)
+}
+
+for (let i = 0; ; i += GROUP) {
+  await Promise.all(Array.from({ length: GROUP }, (_, k) => write(i + k)))
 }

@@ -1,0 +1,84 @@
+import type BetterSqlite3 from 'better-sqlite3'
+
+interface Job {
+  readonly work: () => unknown
+  readonly resolve: (value: unknown) => void
+  readonly reject: (error: unknown) => void
+}
+
+type Outcome =
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown }
+
+/**
+ * Group commit: the writes that arrive in one turn of the event loop share one `BEGIN IMMEDIATE`
+ * transaction, and so one fsync under `synchronous=FULL`, instead of one each. Every write runs
+ * in a savepoint of its own (better-sqlite3 turns a transaction function called inside a
+ * transaction into a savepoint), so a write that fails, such as a fiscal code already taken,
+ * rolls back alone. Every promise settles only after COMMIT returned: a write is acknowledged
+ * only once it is durable, and none is acknowledged if the commit fails.
+ */
+export class SqliteGroupCommit {
+  readonly #db: BetterSqlite3.Database
+  readonly #begin: BetterSqlite3.Statement
+  readonly #commit: BetterSqlite3.Statement
+  readonly #rollback: BetterSqlite3.Statement
+  readonly #flushLater = (): void => this.flush()
+  #queue: Job[] = []
+
+  constructor(db: BetterSqlite3.Database) {
+    this.#db = db
+    this.#begin = db.prepare('BEGIN IMMEDIATE')
+    this.#commit = db.prepare('COMMIT')
+    this.#rollback = db.prepare('ROLLBACK')
+  }
+
+  /** Runs `work` (synchronous SQLite statements) in the next group; resolves once committed. */
+  run<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      // After the I/O of this turn: every request read in it gets into the same group.
+      if (this.#queue.length === 0) setImmediate(this.#flushLater)
+      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject })
+    })
+  }
+
+  /** Commits the pending group now (a no-op when there is none); `close()` calls it first. */
+  flush(): void {
+    const jobs = this.#queue
+    if (jobs.length === 0) return
+    this.#queue = []
+    let outcomes: Outcome[]
+    try {
+      outcomes = this.#inOneTransaction(jobs)
+    } catch (error) {
+      for (const job of jobs) job.reject(error)
+      return
+    }
+    jobs.forEach((job, i) => {
+      const outcome = outcomes[i]!
+      if (outcome.ok) job.resolve(outcome.value)
+      else job.reject(outcome.error)
+    })
+  }
+
+  #inOneTransaction(jobs: readonly Job[]): Outcome[] {
+    // A caller that opened a transaction on its own connection keeps it: the writes become
+    // savepoints in it, and are durable when the caller commits, as before group commit.
+    const own = !this.#db.inTransaction
+    if (own) this.#begin.run()
+    const outcomes = jobs.map((job): Outcome => {
+      try {
+        return { ok: true, value: job.work() }
+      } catch (error) {
+        return { ok: false, error }
+      }
+    })
+    if (!own) return outcomes
+    try {
+      this.#commit.run()
+    } catch (error) {
+      if (this.#db.inTransaction) this.#rollback.run()
+      throw error
+    }
+    return outcomes
+  }
+}
