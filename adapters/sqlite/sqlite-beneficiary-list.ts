@@ -284,7 +284,7 @@ export class SqliteBeneficiaryList {
       plan,
       seek,
     }
-    const items = this.#itemsQuery(shape).all(values)
+    const items = summariesOf(this.#itemsQuery(shape).allValues(values))
     return { items: reversed ? items.reverse() : items, total }
   }
 
@@ -418,7 +418,7 @@ export class SqliteBeneficiaryList {
       plan: 'filter',
       seek: 'none',
     }
-    const items = this.#itemsQuery(shape).all(values)
+    const items = summariesOf(this.#itemsQuery(shape).allValues(values))
     return { items: reversed ? items.reverse() : items, total }
   }
 
@@ -501,6 +501,23 @@ function fromNearerEnd(query: ListQuery, total: number): { page: ListQuery; reve
 }
 
 type ItemsBuilder = SelectQueryBuilder<SqliteSchema, 'beneficiaries', BeneficiarySummary>
+
+/** Rows of `SUMMARY_COLUMNS` values, in that order, as summaries. */
+function summariesOf(rows: readonly unknown[][]): BeneficiarySummary[] {
+  return rows.map(
+    ([id, first_name, last_name, email, phone, status, created_at, updated_at]) =>
+      ({
+        id,
+        first_name,
+        last_name,
+        email,
+        phone,
+        status,
+        created_at,
+        updated_at,
+      }) as BeneficiarySummary,
+  )
+}
 
 function buildItemsQuery(shape: Shape): ItemsBuilder {
   const direction = shape.descending ? 'desc' : 'asc'

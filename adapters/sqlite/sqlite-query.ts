@@ -47,6 +47,7 @@ export class SqliteQuery<Row> {
   readonly sql: string
   readonly #statement: BetterSqlite3.Statement<unknown[], Row>
   readonly #parameters: readonly unknown[]
+  #values: BetterSqlite3.Statement<unknown[], unknown[]> | undefined
 
   constructor(db: BetterSqlite3.Database, query: Compilable) {
     const compiled = query.compile()
@@ -58,6 +59,15 @@ export class SqliteQuery<Row> {
   /** Every row. */
   all(values: SlotValues = {}): Row[] {
     return this.#statement.all(...this.#bind(values))
+  }
+
+  /**
+   * Every row as an array of its column values, in the order of the select: cheaper than `all`
+   * when many rows come back, as the driver then builds no object per row.
+   */
+  allValues(values: SlotValues = {}): unknown[][] {
+    this.#values ??= this.#statement.database.prepare<unknown[], unknown[]>(this.sql).raw(true)
+    return this.#values.all(...this.#bind(values))
   }
 
   /** The first row, or `undefined`. */
