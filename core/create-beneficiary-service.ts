@@ -401,12 +401,7 @@ class Service implements BeneficiaryService {
   async get(ctx: RequestContext, id: string | number): Promise<Result<BeneficiaryDetail>> {
     return this.#admit(ctx, 'read', 'standard', async ({ claims, rateLimit }) => {
       const record = await this.#find(id)
-      return {
-        value: detailOf(record),
-        etag: etagOf(record.version),
-        rateLimit,
-        clientId: claims.clientId,
-      }
+      return detailResult(record, claims, rateLimit)
     })
   }
 
@@ -479,12 +474,7 @@ class Service implements BeneficiaryService {
         }
         return { next, changes: changesBetween(current, next) }
       })
-      return {
-        value: detailOf(record),
-        etag: etagOf(record.version),
-        rateLimit,
-        clientId: claims.clientId,
-      }
+      return detailResult(record, claims, rateLimit)
     })
   }
 
@@ -509,12 +499,7 @@ class Service implements BeneficiaryService {
           changes.push({ field: 'reason', old: null, new: input.reason })
         return { next: { ...current, status: input.status }, changes }
       })
-      return {
-        value: detailOf(record),
-        etag: etagOf(record.version),
-        rateLimit,
-        clientId: claims.clientId,
-      }
+      return detailResult(record, claims, rateLimit)
     })
   }
 
@@ -722,6 +707,20 @@ async function withRateLimit<T>(
       error.clientId ??= clientId
     }
     throw error
+  }
+}
+
+/** The detail shape of `record` with its ETag, as get, update and status changes answer. */
+function detailResult(
+  record: BeneficiaryRecord,
+  claims: AccessTokenClaims,
+  rateLimit: RateLimitStatus,
+): Result<BeneficiaryDetail> {
+  return {
+    value: detailOf(record),
+    etag: etagOf(record.version),
+    rateLimit,
+    clientId: claims.clientId,
   }
 }
 

@@ -517,6 +517,25 @@ describe('bodies (D8, D12)', () => {
     })
   }
 
+  it('D19: the limiter comes before any work on the body: malformed JSON without a token is 401', async () => {
+    const { handler } = await createTestHandler()
+    const raw = new TextEncoder().encode('{"first_name": ')
+    const answer = await call(handler, 'POST', '/v3/beneficiaries', { raw })
+    assert.equal(answer.status, 401)
+    assert.equal(errorOf(answer), 'invalid_token')
+  })
+
+  it('D19: a malformed body from an admitted request draws from its limit before the 400', async () => {
+    const { handler, writer } = await createTestHandler({ limits: { auth: 100, write: 1 } })
+    const { access: token } = await login(handler, writer)
+    const raw = new TextEncoder().encode('{"first_name": ')
+    const first = await call(handler, 'POST', '/v3/beneficiaries', { token, raw })
+    assert.equal(first.status, 400)
+    assert.equal(first.headers['ratelimit'], '"write";r=0;t=60')
+    const second = await call(handler, 'POST', '/v3/beneficiaries', { token, raw })
+    assert.equal(second.status, 429)
+  })
+
   it('D12: accepts application/json with a UTF-8 charset and +json types', async () => {
     const { handler, writer } = await createTestHandler()
     const { access: token } = await login(handler, writer)
