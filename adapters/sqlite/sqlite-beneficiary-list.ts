@@ -10,6 +10,8 @@ import type { SqliteSchema } from './sqlite-schema.js'
 const DEEP_OFFSET = 2_000
 /** Rows visited per matching row when a plan collects every match and sorts them. */
 const SORT_COST = 4
+/** Search totals remembered at most between two changes of the database. */
+const MAX_REMEMBERED_TOTALS = 1_000
 const NO_LOWER = Number.MIN_SAFE_INTEGER
 const NO_UPPER = Number.MAX_SAFE_INTEGER
 
@@ -109,10 +111,18 @@ export class SqliteBeneficiaryList {
   readonly #edgeCount: Count
   readonly #edgeCountByStatus: Count
   readonly #snapshot: BetterSqlite3.Transaction<(query: ListQuery) => Page<BeneficiarySummary>>
+  readonly #changeMark: BetterSqlite3.Statement<[], string>
+  readonly #searchTotals = new Map<string, number>()
+  #searchTotalsMark = ''
 
   constructor(db: BetterSqlite3.Database) {
     this.#db = db
     this.#snapshot = db.transaction((query: ListQuery) => this.#listNow(query))
+    this.#changeMark = db
+      .prepare<[], string>(
+        "SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes()",
+      )
+      .pluck()
     const days = queryBuilder
       .selectFrom('beneficiary_day_counts')
       .where('day', '>=', slot('dayFrom'))
@@ -403,7 +413,7 @@ export class SqliteBeneficiaryList {
       from: query.createdFrom ?? NO_LOWER,
       before: query.createdBefore ?? NO_UPPER,
     }
-    const total = this.#searchCount(dates).get(values)?.n ?? 0
+    const total = this.#searchTotal(dates, values)
     if (total === 0 || query.offset >= total) return { items: [], total }
     const { page, reversed } = fromNearerEnd(query, total)
     values.limit = page.limit
@@ -420,6 +430,28 @@ export class SqliteBeneficiaryList {
     }
     const items = summariesOf(this.#itemsQuery(shape).allValues(values))
     return { items: reversed ? items.reverse() : items, total }
+  }
+
+  /**
+   * The number of matches of a search, remembered until the database changes: counting a
+   * common prefix visits every match (65,000 for `ros` at a million records, 3 ms), and the
+   * same searches come back page after page. Any write, by this connection (`total_changes()`)
+   * or another (`data_version`), forgets every remembered total, so a total is always exact.
+   */
+  #searchTotal(dates: boolean, values: Record<string, unknown>): number {
+    const mark = this.#changeMark.get()!
+    if (mark !== this.#searchTotalsMark) {
+      this.#searchTotalsMark = mark
+      this.#searchTotals.clear()
+    }
+    const key = `${dates}\u0000${String(values['match'])}\u0000${String(values['from'])}\u0000${String(values['before'])}`
+    let total = this.#searchTotals.get(key)
+    if (total === undefined) {
+      total = this.#searchCount(dates).get(values)?.n ?? 0
+      if (this.#searchTotals.size >= MAX_REMEMBERED_TOTALS) this.#searchTotals.clear()
+      this.#searchTotals.set(key, total)
+    }
+    return total
   }
 
   #searchCount(dates: boolean): Count {

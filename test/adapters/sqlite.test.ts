@@ -447,4 +447,28 @@ describe('SqliteStorage beyond the contract', () => {
       await directory.cleanUp()
     }
   })
+
+  it('D16: a remembered search total follows writes from this connection and from another one', async () => {
+    const directory = await temporaryDirectory()
+    const path = join(directory.path, 'totals.db')
+    const server = await openSqliteStorage({ path })
+    const other = await openSqliteStorage({ path })
+    const rossi = listQuery({ search: ['ross'] })
+    try {
+      await insertBeneficiary(server, newBeneficiary())
+      assert.equal((await server.beneficiaries.list(rossi)).total, 1)
+      assert.equal((await server.beneficiaries.list(rossi)).total, 1)
+      await insertBeneficiary(server, newBeneficiary({ email: 'second@example.org' }))
+      assert.equal((await server.beneficiaries.list(rossi)).total, 2)
+      await insertBeneficiary(other, newBeneficiary({ email: 'third@example.org' }))
+      assert.equal((await server.beneficiaries.list(rossi)).total, 3)
+      const [first] = (await server.beneficiaries.list(rossi)).items
+      await other.beneficiaries.remove(first!.id, undefined, historyEntry('deleted', T0, []))
+      assert.equal((await server.beneficiaries.list(rossi)).total, 2)
+    } finally {
+      await server.close()
+      await other.close()
+      await directory.cleanUp()
+    }
+  })
 })
