@@ -10,7 +10,7 @@ import type { SqliteSchema } from './sqlite-schema.js'
 const DEEP_OFFSET = 2_000
 /** Rows visited per matching row when a plan collects every match and sorts them. */
 const SORT_COST = 4
-/** Search totals remembered at most between two changes of the database. */
+/** Totals remembered at most between two changes of the database. */
 const MAX_REMEMBERED_TOTALS = 1_000
 const NO_LOWER = Number.MIN_SAFE_INTEGER
 const NO_UPPER = Number.MAX_SAFE_INTEGER
@@ -112,8 +112,8 @@ export class SqliteBeneficiaryList {
   readonly #edgeCountByStatus: Count
   readonly #snapshot: BetterSqlite3.Transaction<(query: ListQuery) => Page<BeneficiarySummary>>
   readonly #changeMark: BetterSqlite3.Statement<[], string>
-  readonly #searchTotals = new Map<string, number>()
-  #searchTotalsMark = ''
+  readonly #totals = new Map<string, number>()
+  #totalsMark = ''
 
   constructor(db: BetterSqlite3.Database) {
     this.#db = db
@@ -234,6 +234,7 @@ export class SqliteBeneficiaryList {
   }
 
   #listNow(query: ListQuery): Page<BeneficiarySummary> {
+    this.#forgetTotalsIfChanged()
     if (query.search !== undefined) return this.#search(query, query.search)
     const from = query.createdFrom ?? NO_LOWER
     const before = query.createdBefore ?? NO_UPPER
@@ -300,6 +301,11 @@ export class SqliteBeneficiaryList {
 
   /** Exact number of records with `status` (any when undefined) created in [from, before). */
   #total(status: string | undefined, from: number, before: number): number {
+    const key = `t\u0000${status ?? ''}\u0000${from}\u0000${before}`
+    return this.#remembered(key, () => this.#count(status, from, before))
+  }
+
+  #count(status: string | undefined, from: number, before: number): number {
     const dayFrom = from === NO_LOWER ? NO_LOWER : Math.ceil(from / DAY_MS)
     const dayBefore = before === NO_UPPER ? NO_UPPER : Math.floor(before / DAY_MS)
     const edge = status === undefined ? this.#edgeCount : this.#edgeCountByStatus
@@ -432,26 +438,34 @@ export class SqliteBeneficiaryList {
     return { items: reversed ? items.reverse() : items, total }
   }
 
-  /**
-   * The number of matches of a search, remembered until the database changes: counting a
-   * common prefix visits every match (65,000 for `ros` at a million records, 3 ms), and the
-   * same searches come back page after page. Any write, by this connection (`total_changes()`)
-   * or another (`data_version`), forgets every remembered total, so a total is always exact.
-   */
   #searchTotal(dates: boolean, values: Record<string, unknown>): number {
-    const mark = this.#changeMark.get()!
-    if (mark !== this.#searchTotalsMark) {
-      this.#searchTotalsMark = mark
-      this.#searchTotals.clear()
-    }
-    const key = `${dates}\u0000${String(values['match'])}\u0000${String(values['from'])}\u0000${String(values['before'])}`
-    let total = this.#searchTotals.get(key)
+    const key = `s\u0000${dates}\u0000${String(values['match'])}\u0000${String(values['from'])}\u0000${String(values['before'])}`
+    return this.#remembered(key, () => this.#searchCount(dates).get(values)?.n ?? 0)
+  }
+
+  /**
+   * A total, remembered until the database changes: counting a common search prefix visits every
+   * match (65,000 for `ros` at a million records, 3 ms), a date range sums its days, and the same
+   * lists come back page after page. `#listNow` forgets every remembered total as soon as
+   * anything was written, by this connection (`total_changes()`) or another (`data_version`), so
+   * a total is always exact.
+   */
+  #remembered(key: string, count: () => number): number {
+    let total = this.#totals.get(key)
     if (total === undefined) {
-      total = this.#searchCount(dates).get(values)?.n ?? 0
-      if (this.#searchTotals.size >= MAX_REMEMBERED_TOTALS) this.#searchTotals.clear()
-      this.#searchTotals.set(key, total)
+      total = count()
+      if (this.#totals.size >= MAX_REMEMBERED_TOTALS) this.#totals.clear()
+      this.#totals.set(key, total)
     }
     return total
+  }
+
+  #forgetTotalsIfChanged(): void {
+    const mark = this.#changeMark.get()!
+    if (mark !== this.#totalsMark) {
+      this.#totalsMark = mark
+      this.#totals.clear()
+    }
   }
 
   #searchCount(dates: boolean): Count {

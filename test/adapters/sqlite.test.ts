@@ -448,7 +448,7 @@ describe('SqliteStorage beyond the contract', () => {
     }
   })
 
-  it('D16: a remembered search total follows writes from this connection and from another one', async () => {
+  it('D16, D18: remembered totals follow writes from this connection and from another one', async () => {
     const directory = await temporaryDirectory()
     const path = join(directory.path, 'totals.db')
     const server = await openSqliteStorage({ path })
@@ -460,8 +460,11 @@ describe('SqliteStorage beyond the contract', () => {
       assert.equal((await server.beneficiaries.list(rossi)).total, 1)
       await insertBeneficiary(server, newBeneficiary({ email: 'second@example.org' }))
       assert.equal((await server.beneficiaries.list(rossi)).total, 2)
+      const dated = listQuery({ createdFrom: T0 - 86_400_000, createdBefore: T0 + 86_400_000 })
+      assert.equal((await server.beneficiaries.list(dated)).total, 2)
       await insertBeneficiary(other, newBeneficiary({ email: 'third@example.org' }))
       assert.equal((await server.beneficiaries.list(rossi)).total, 3)
+      assert.equal((await server.beneficiaries.list(dated)).total, 3)
       const [first] = (await server.beneficiaries.list(rossi)).items
       await other.beneficiaries.remove(first!.id, undefined, historyEntry('deleted', T0, []))
       assert.equal((await server.beneficiaries.list(rossi)).total, 2)
