@@ -318,3 +318,12 @@ describe('hashing', () => {
     assert.equal(nodeSha256('é'), 'SplVfkAzw1Od4utlRyAXytX5VX96BiWgnxw_biumnEw')
   })
 })
+
+describe('domain errors', () => {
+  it('carry no stack trace, and leave the stack traces of other errors as they were', async () => {
+    const { service } = await setup()
+    const error = await rejectsWith<Error>(service.list({ token: 'nope' }, {}), 'invalid_token')
+    assert.doesNotMatch(error.stack ?? '', /\n\s+at /)
+    assert.match(new Error('bug').stack ?? '', /\n\s+at /)
+  })
+})
