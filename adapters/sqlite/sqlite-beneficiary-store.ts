@@ -88,7 +88,8 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   readonly #select: SqliteQuery<StoredRow>
   readonly #selectCurrent: SqliteQuery<CurrentRow>
   readonly #insert: SqliteQuery<never>
-  readonly #update: SqliteQuery<never>
+  readonly #db: BetterSqlite3.Database
+  readonly #updates = new Map<string, SqliteQuery<never>>()
   readonly #delete: SqliteQuery<never>
   readonly #insertWords: SqliteQuery<never>
   readonly #deleteWords: SqliteQuery<never>
@@ -122,6 +123,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   constructor(db: BetterSqlite3.Database, assertOpen: () => void, group: SqliteGroupCommit) {
     this.#assertOpen = assertOpen
     this.#writes = group
+    this.#db = db
     this.#list = new SqliteBeneficiaryList(db)
     this.#counters = new SqliteCounters(db)
     const byId = queryBuilder.selectFrom('beneficiaries').where('id', '=', slot('id'))
@@ -144,14 +146,6 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#insert = writes.insert
     this.#insertWords = writes.insertWords
     this.#insertHistory = writes.insertHistory
-    this.#update = new SqliteQuery(
-      db,
-      queryBuilder
-        .updateTable('beneficiaries')
-        .set(beneficiarySlots())
-        .where('id', '=', slot('id'))
-        .where('version', '=', slot('expected_version')),
-    )
     this.#delete = new SqliteQuery(
       db,
       queryBuilder.deleteFrom('beneficiaries').where('id', '=', slot('id')),
@@ -362,12 +356,13 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   }
 
   #updateNow(next: BeneficiaryRecord, expectedVersion: number, entry: HistoryEntry): WriteOutcome {
-    const current = this.#selectCurrent.get({ id: next.id })
+    const current = this.#select.get({ id: next.id })
     if (current === undefined) return 'missing'
     if (current.version !== expectedVersion) return 'conflict'
     const keys = nameKeys(next)
-    this.#update.run({
-      ...toColumns(next, next.version, keys),
+    const columns = toColumns(next, next.version, keys)
+    this.#updateQuery(current, columns).run({
+      ...columns,
       id: next.id,
       expected_version: expectedVersion,
     })
@@ -382,6 +377,33 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#counters.replace(current, { ...next, ...keys })
     this.#insertHistory.run(toHistoryColumns(next.id, entry))
     return 'done'
+  }
+
+  /**
+   * The UPDATE that sets only the columns whose values change: SQLite rewrites the entries of
+   * every index on a column named in SET, changed or not, and with seven indexes that tripled
+   * the cost of an update. One prepared statement per set of columns, built on first use.
+   */
+  #updateQuery(current: StoredRow, next: Readonly<Record<string, unknown>>): SqliteQuery<never> {
+    const changed = Object.keys(next).filter(
+      (column) => next[column] !== (current as unknown as Record<string, unknown>)[column],
+    )
+    const key = changed.join(',')
+    let query = this.#updates.get(key)
+    if (query === undefined) {
+      const slots = beneficiarySlots() as Record<string, never>
+      const set = Object.fromEntries(changed.map((column) => [column, slots[column]]))
+      query = new SqliteQuery(
+        this.#db,
+        queryBuilder
+          .updateTable('beneficiaries')
+          .set(set)
+          .where('id', '=', slot('id'))
+          .where('version', '=', slot('expected_version')),
+      )
+      this.#updates.set(key, query)
+    }
+    return query
   }
 
   #removeNow(id: number, expectedVersion: number | undefined, entry: HistoryEntry): WriteOutcome {
