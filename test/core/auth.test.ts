@@ -304,21 +304,6 @@ describe('refresh and logout (D4, D5)', () => {
   })
 })
 
-describe('hashing', () => {
-  it('D1: a native sha256 passed in agrees with the Web Crypto default, so either can read the other’s clients', async () => {
-    const { nodeSha256 } = await import('../../server/node-sha256.js')
-    const clock = new FakeClock()
-    const storage = new MemoryStorage()
-    const webCrypto = await createBeneficiaryService({ storage, clock })
-    const native = await createBeneficiaryService({ storage, clock, sha256: nodeSha256 })
-    const client = await webCrypto.clients.create({ name: 'c', scopes: ['read'] })
-    await native.login({ ip: '1' }, credentials(client))
-    const other = await native.clients.create({ name: 'd', scopes: ['read'] })
-    await webCrypto.login({ ip: '2' }, credentials(other))
-    assert.equal(nodeSha256('é'), 'SplVfkAzw1Od4utlRyAXytX5VX96BiWgnxw_biumnEw')
-  })
-})
-
 describe('domain errors', () => {
   it('carry no stack trace, and leave the stack traces of other errors as they were', async () => {
     const { service } = await setup()
