@@ -196,8 +196,11 @@ function positiveInteger(name: string, value: number): number {
 async function storedKeys(storage: Storage, clock: Clock): Promise<AccessTokenKey[]> {
   let stored = await storage.signingKeys.list()
   if (stored.length === 0) {
+    // A fixed kid: two processes starting at once on a new database insert the same kid, the
+    // store keeps the first, and both sign with it (a random kid each left one refusing the
+    // other's tokens).
     const key: SigningKey = {
-      kid: randomToken(9),
+      kid: GENERATED_KID,
       secret: randomToken(32),
       created_at: clock.now(),
     }
@@ -207,6 +210,9 @@ async function storedKeys(storage: Storage, clock: Clock): Promise<AccessTokenKe
   }
   return [...stored].reverse().map(({ kid, secret }) => ({ kid, secret }))
 }
+
+/** The kid of the key a service generates for itself when the storage has none (D3). */
+const GENERATED_KID = 'generated-1'
 
 /** The hash an unknown client id is compared with, so it costs the same as a wrong secret (D1). */
 const NO_CLIENT_HASH = 'A'.repeat(43)
@@ -339,7 +345,7 @@ class Service implements BeneficiaryService {
     return this.#admit(ctx, undefined, 'standard', async ({ claims, rateLimit }) => {
       const input = bodyOf(body)
       if (input !== undefined && input !== null) {
-        if (typeof input !== 'object' || Array.isArray(body))
+        if (typeof input !== 'object' || Array.isArray(input))
           throw new BadRequestError('The body must be a JSON object.')
         const presented: unknown = (input as Record<string, unknown>)['refresh_token']
         if (presented !== undefined) {

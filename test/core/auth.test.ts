@@ -126,6 +126,23 @@ describe('access tokens (D3, D6)', () => {
     for (const claim of ['iss', 'aud', 'jti', 'sid']) assert.ok(claims[claim], claim)
   })
 
+  it('D3: two services starting at once on a new storage generate one key and accept each other’s tokens', async () => {
+    const storage = new MemoryStorage()
+    const clock = new FakeClock(Date.UTC(2026, 0, 1))
+    const [first, second] = await Promise.all([
+      createBeneficiaryService({ storage, clock }),
+      createBeneficiaryService({ storage, clock }),
+    ])
+    assert.equal((await storage.signingKeys.list()).length, 1)
+    const client = await first.clients.create({ name: 'Case workers', scopes: ['read'] })
+    const ctx = { ip: '192.0.2.9' }
+    const login = { client_id: client.client_id, client_secret: client.client_secret }
+    const fromFirst = (await first.login(ctx, login)).value.access_token
+    const fromSecond = (await second.login(ctx, login)).value.access_token
+    await second.list({ ...ctx, token: fromFirst }, {})
+    await first.list({ ...ctx, token: fromSecond }, {})
+  })
+
   it('D3: expiry is exact: accepted at 3599 s, token_expired at 3600 s plus the skew allowance', async () => {
     const { service, clock, ctx } = await setup({ clockSkewSeconds: 5 })
     clock.advance(3599_000)
