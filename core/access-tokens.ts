@@ -77,7 +77,8 @@ export class AccessTokens {
   }
 
   /**
-   * Checks signature, algorithm, `typ`, `iss`, `aud`, `exp` and `nbf` (D3, D6).
+   * Checks signature, algorithm, `typ`, `iss`, `aud`, `exp`, `nbf` and that `iat` is not in the
+   * future (D3, D6).
    * @throws TokenExpiredError past `exp` plus the skew allowance; InvalidTokenError otherwise.
    */
   async verify(token: string): Promise<AccessTokenClaims> {
@@ -124,13 +125,17 @@ export class AccessTokens {
       if (error instanceof errors.JWTExpired) throw new TokenExpiredError({ cause: error })
       throw new InvalidTokenError(undefined, { cause: error })
     }
-    const { sub, scope, jti, sid, exp } = payload
+    const { sub, scope, jti, sid, exp, iat } = payload
+    // jose checks `iat` only against a maximum age: a token issued in the future is refused here.
+    const latestIat = Math.floor(this.#clock.now() / 1000) + this.#settings.clockSkewSeconds
     if (
       typeof sub !== 'string' ||
       typeof scope !== 'string' ||
       typeof jti !== 'string' ||
       typeof sid !== 'string' ||
-      typeof exp !== 'number'
+      typeof exp !== 'number' ||
+      typeof iat !== 'number' ||
+      iat > latestIat
     ) {
       throw new InvalidTokenError()
     }
