@@ -67,7 +67,8 @@ export interface ClientAdmin {
 
 /**
  * The beneficiary service: every operation of the /v3 API as a method. Each takes a
- * `RequestContext` and returns a `Result` or throws a `DomainError` (see `errors.ts`).
+ * `RequestContext` and returns a `Result` or throws a `DomainError` (see `errors.ts`). Any
+ * operation that reaches the storage may also throw `StorageUnavailableError` on a storage fault.
  *
  * Authenticated operations run in this order: verify the token (401), draw from the limit class
  * (429), check the scope (403), validate the input (400/422), then do the work.

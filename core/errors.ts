@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'idempotency_key_reused'
   | 'precondition_failed'
   | 'rate_limit_exceeded'
+  | 'service_unavailable'
 
 /** One problem with one field, as it appears in the `details` array of the error body (D10). */
 export interface FieldProblem {
@@ -189,6 +190,29 @@ export class RateLimitedError extends DomainError {
   }
 }
 
+/** Why the storage could not serve a request: a condition of the machine, not of the request. */
+export type StorageFailureReason = 'busy' | 'disk_full' | 'read_only' | 'io_error' | 'cannot_open'
+
+/**
+ * The storage cannot serve the request now: its database stayed locked by another process past
+ * the busy timeout (`busy`), the disk is full, the file or its filesystem is read-only, a read
+ * or write failed, or a file could not be opened. Adapters throw it in place of the driver's
+ * error, which stays the `cause`; a write that fails with it wrote nothing. On the wire it is a
+ * 503 with `Retry-After`.
+ */
+export class StorageUnavailableError extends DomainError {
+  readonly code = 'service_unavailable'
+  readonly reason: StorageFailureReason
+  /** Whole seconds after which a retry may succeed: 1 for a lock, 5 for the rest. */
+  readonly retryAfterSeconds: number
+
+  constructor(reason: StorageFailureReason, options?: { cause?: unknown }) {
+    super('The storage is unavailable at the moment. Try again later.', options)
+    this.reason = reason
+    this.retryAfterSeconds = reason === 'busy' ? 1 : 5
+  }
+}
+
 /** The union of every domain error: a `switch` on `code` narrows to one class. */
 export type AnyDomainError =
   | BadRequestError
@@ -203,6 +227,7 @@ export type AnyDomainError =
   | IdempotencyKeyReusedError
   | PreconditionFailedError
   | RateLimitedError
+  | StorageUnavailableError
 
 /** True for errors the core threw on purpose (as opposed to bugs and driver failures). */
 export function isDomainError(error: unknown): error is AnyDomainError {

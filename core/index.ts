@@ -20,11 +20,18 @@ export {
   NotFoundError,
   PreconditionFailedError,
   RateLimitedError,
+  StorageUnavailableError,
   TokenExpiredError,
   ValidationError,
   isDomainError,
 } from './errors.js'
-export type { AnyDomainError, ErrorCode, FieldProblem, RateLimitStatus } from './errors.js'
+export type {
+  AnyDomainError,
+  ErrorCode,
+  FieldProblem,
+  RateLimitStatus,
+  StorageFailureReason,
+} from './errors.js'
 export { BENEFICIARY_STATUSES, WRITABLE_FIELDS } from './beneficiary.js'
 export type {
   Address,

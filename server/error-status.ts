@@ -3,7 +3,8 @@ import type { ErrorCode } from '../core/errors.js'
 /**
  * The one table from a domain error code to its HTTP status. Typed over the closed `ErrorCode`
  * union, so a new code does not compile until it has a status. A uniqueness conflict arrives as
- * `validation_failed` (422 naming the field), since the specification has no 409.
+ * `validation_failed` (422 naming the field), since the specification has no 409. A storage
+ * fault (`service_unavailable`) is a 503 with `Retry-After`.
  */
 export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
   bad_request: 400,
@@ -17,6 +18,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   idempotency_key_reused: 422,
   precondition_failed: 412,
   rate_limit_exceeded: 429,
+  service_unavailable: 503,
 })
 
 /** Error identifiers that only the HTTP layer produces (D12, D24). */
@@ -25,7 +27,6 @@ export type HttpErrorCode =
   | 'request_timeout'
   | 'payload_too_large'
   | 'unsupported_media_type'
-  | 'service_unavailable'
   | 'internal_error'
 
 /** Every `error` identifier a response body can carry. */
@@ -37,6 +38,5 @@ export const STATUS_BY_HTTP_CODE: Readonly<Record<HttpErrorCode, number>> = Obje
   request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
-  service_unavailable: 503,
   internal_error: 500,
 })

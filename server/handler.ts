@@ -222,6 +222,10 @@ class RequestHandler {
       this.#logger.error({ request_id: requestId, route: pattern, err: describeError(error) })
       return httpError(500, 'internal_error', 'An unexpected error occurred.', requestId)
     }
+    // A storage fault (disk full, lock held too long) is the operator's to see, not only the client's.
+    if (error.code === 'service_unavailable') {
+      this.#logger.error({ request_id: requestId, route: pattern, err: describeError(error.cause) })
+    }
     return domainError(error, requestId)
   }
 }
@@ -356,6 +360,8 @@ function domainError(error: AnyDomainError, requestId: string): DraftResponse {
   const headers = response.headers
   if (challenge !== undefined) headers['www-authenticate'] = challenge
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter)
+  // Only the header: the body's `retry_after` belongs to the 429 (specification 8).
+  if (error.code === 'service_unavailable') headers['retry-after'] = String(error.retryAfterSeconds)
   if (error.rateLimit !== undefined) setRateLimitHeaders(headers, error.rateLimit)
   return response
 }

@@ -114,6 +114,8 @@ interface OperationDoc {
 
 const AUTH_ERRORS = [401, 429]
 const BODY_ERRORS = [400, 408, 413, 415]
+/** A storage fault: the database is locked past its busy timeout, full, read-only or failing. */
+const STORAGE_ERRORS = [503]
 
 const OPERATIONS: Readonly<Record<Operation, OperationDoc>> = {
   login: {
@@ -123,7 +125,7 @@ const OPERATIONS: Readonly<Record<Operation, OperationDoc>> = {
     body: 'LoginBody',
     bodyRequired: true,
     limit: 'auth',
-    errors: [...BODY_ERRORS, 401, 403, 422, 429],
+    errors: [...BODY_ERRORS, 401, 403, 422, 429, ...STORAGE_ERRORS],
   },
   refresh: {
     summary: 'Issue a new access token for a refresh token (D4). The refresh token is not rotated.',
@@ -132,7 +134,7 @@ const OPERATIONS: Readonly<Record<Operation, OperationDoc>> = {
     body: 'RefreshBody',
     bodyRequired: true,
     limit: 'auth',
-    errors: [...BODY_ERRORS, 401, 422, 429],
+    errors: [...BODY_ERRORS, 401, 422, 429, ...STORAGE_ERRORS],
   },
   logout: {
     summary:
@@ -149,7 +151,7 @@ const OPERATIONS: Readonly<Record<Operation, OperationDoc>> = {
     },
     token: true,
     limit: 'standard',
-    errors: [...BODY_ERRORS, ...AUTH_ERRORS, 422],
+    errors: [...BODY_ERRORS, ...AUTH_ERRORS, 422, ...STORAGE_ERRORS],
   },
   list: {
     summary: 'One page of beneficiaries, filtered and sorted (specification 4.3, D15–D18).',
@@ -159,7 +161,7 @@ const OPERATIONS: Readonly<Record<Operation, OperationDoc>> = {
     scope: 'read',
     limit: 'standard',
     query: ListQueryParams,
-    errors: [400, ...AUTH_ERRORS, 403, 422],
+    errors: [400, ...AUTH_ERRORS, 403, 422, ...STORAGE_ERRORS],
   },
   create: {
     summary: 'Create a beneficiary in status pending (specification 4.5, D7–D9, D22).',
@@ -172,7 +174,7 @@ const OPERATIONS: Readonly<Record<Operation, OperationDoc>> = {
     limit: 'write',
     idempotencyKey: true,
     headers: ['Location', 'ETag', 'Idempotent-Replayed'],
-    errors: [...BODY_ERRORS, ...AUTH_ERRORS, 403, 422],
+    errors: [...BODY_ERRORS, ...AUTH_ERRORS, 403, 422, ...STORAGE_ERRORS],
   },
   get: {
     summary: 'One beneficiary in the detail shape (specification 4.4).',
@@ -182,7 +184,7 @@ const OPERATIONS: Readonly<Record<Operation, OperationDoc>> = {
     scope: 'read',
     limit: 'standard',
     headers: ['ETag'],
-    errors: [...AUTH_ERRORS, 403, 404],
+    errors: [...AUTH_ERRORS, 403, 404, ...STORAGE_ERRORS],
   },
   update: {
     summary: 'Partial update; null clears an optional field (D11). Honours If-Match (D23).',
@@ -195,7 +197,7 @@ const OPERATIONS: Readonly<Record<Operation, OperationDoc>> = {
     limit: 'write',
     ifMatch: true,
     headers: ['ETag'],
-    errors: [...BODY_ERRORS, ...AUTH_ERRORS, 403, 404, 412, 422],
+    errors: [...BODY_ERRORS, ...AUTH_ERRORS, 403, 404, 412, 422, ...STORAGE_ERRORS],
   },
   remove: {
     summary:
@@ -205,7 +207,7 @@ const OPERATIONS: Readonly<Record<Operation, OperationDoc>> = {
     scope: 'write',
     limit: 'write',
     ifMatch: true,
-    errors: [...AUTH_ERRORS, 403, 404, 412],
+    errors: [...AUTH_ERRORS, 403, 404, 412, ...STORAGE_ERRORS],
   },
   setStatus: {
     summary: 'Move a beneficiary between statuses (D14). Honours If-Match (D23).',
@@ -218,7 +220,7 @@ const OPERATIONS: Readonly<Record<Operation, OperationDoc>> = {
     limit: 'write',
     ifMatch: true,
     headers: ['ETag'],
-    errors: [...BODY_ERRORS, ...AUTH_ERRORS, 403, 404, 412, 422],
+    errors: [...BODY_ERRORS, ...AUTH_ERRORS, 403, 404, 412, 422, ...STORAGE_ERRORS],
   },
   history: {
     summary: "A beneficiary's history, oldest first, paged like the list (D27).",
@@ -228,7 +230,7 @@ const OPERATIONS: Readonly<Record<Operation, OperationDoc>> = {
     scope: 'read',
     limit: 'standard',
     query: HistoryQueryParams,
-    errors: [400, ...AUTH_ERRORS, 403, 404, 422],
+    errors: [400, ...AUTH_ERRORS, 403, 404, 422, ...STORAGE_ERRORS],
   },
   openapi: {
     summary: 'This document.',
@@ -262,7 +264,7 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   422: '`validation_failed` with `details` (D10), `invalid_transition` (D14) or `idempotency_key_reused` (D22).',
   429: '`rate_limit_exceeded` with `retry_after` (specification 8, D20).',
   500: '`internal_error`: never a stack trace or SQL.',
-  503: '`service_unavailable`: the database does not answer.',
+  503: '`service_unavailable`: the database does not answer, or cannot serve the request now (locked by another process past the busy timeout, disk full, read-only, I/O error). Nothing was written; `Retry-After` says when to try again.',
 }
 
 /**
@@ -379,13 +381,16 @@ function operationObject(operation: Operation): Json {
   for (const status of [...doc.errors, 500]) {
     const extra = [
       ...(status === 401 || status === 403 ? ['WWW-Authenticate'] : []),
-      ...(status === 429 ? ['Retry-After'] : []),
+      ...(status === 429 || (status === 503 && operation !== 'ready') ? ['Retry-After'] : []),
       ...(limited && status !== 400 && status !== 408 && status !== 413 && status !== 415
         ? rateHeaders
         : []),
     ]
     responses[String(status)] = {
-      description: ERROR_DESCRIPTIONS[status] ?? 'Error.',
+      description:
+        operation === 'ready'
+          ? '`service_unavailable`: the database does not answer.'
+          : (ERROR_DESCRIPTIONS[status] ?? 'Error.'),
       headers: headerRefs([...common, ...extra]),
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
     }

@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3'
+import { translateStorageFailure } from './sqlite-storage-failure.js'
 
 interface Job {
   readonly work: () => unknown
@@ -15,7 +16,9 @@ type Outcome =
  * in a savepoint of its own (better-sqlite3 turns a transaction function called inside a
  * transaction into a savepoint), so a write that fails, such as a fiscal code already taken,
  * rolls back alone. Every promise settles only after COMMIT returned: a write is acknowledged
- * only once it is durable, and none is acknowledged if the commit fails.
+ * only once it is durable, and none is acknowledged if the commit fails. When the group cannot
+ * begin or commit (a lock held past the busy timeout, a full disk, a read-only file), every
+ * write of the group fails with the domain's `StorageUnavailableError` and nothing is written.
  */
 export class SqliteGroupCommit {
   readonly #db: BetterSqlite3.Database
@@ -50,13 +53,14 @@ export class SqliteGroupCommit {
     try {
       outcomes = this.#inOneTransaction(jobs)
     } catch (error) {
-      for (const job of jobs) job.reject(error)
+      const failure = translateStorageFailure(error)
+      for (const job of jobs) job.reject(failure)
       return
     }
     jobs.forEach((job, i) => {
       const outcome = outcomes[i]!
       if (outcome.ok) job.resolve(outcome.value)
-      else job.reject(outcome.error)
+      else job.reject(translateStorageFailure(outcome.error))
     })
   }
 
@@ -69,6 +73,9 @@ export class SqliteGroupCommit {
       try {
         return { ok: true, value: job.work() }
       } catch (error) {
+        // On a full disk or an I/O error SQLite may roll the whole transaction back: the
+        // writes before this one are gone, and the next ones must not commit on their own.
+        if (own && !this.#db.inTransaction) throw error
         return { ok: false, error }
       }
     })

@@ -8,6 +8,7 @@ import {
   type Compilable,
 } from 'kysely'
 import type { SqliteSchema } from './sqlite-schema.js'
+import { translateStorageFailure } from './sqlite-storage-failure.js'
 
 /** A named placeholder in a query built once: its value is given on every run. */
 class Slot {
@@ -41,7 +42,9 @@ export type SlotValues = Readonly<Record<string, unknown>>
 
 /**
  * A query compiled by Kysely once and prepared by better-sqlite3 once; each run only binds
- * values. Parameters that are not slots are constants of the query and bound as they are.
+ * values. Parameters that are not slots are constants of the query and bound as they are. A
+ * storage fault (busy, disk full, read-only, I/O) is thrown as the domain's
+ * `StorageUnavailableError`.
  */
 export class SqliteQuery<Row> {
   readonly sql: string
@@ -58,7 +61,11 @@ export class SqliteQuery<Row> {
 
   /** Every row. */
   all(values: SlotValues = {}): Row[] {
-    return this.#statement.all(...this.#bind(values))
+    try {
+      return this.#statement.all(...this.#bind(values))
+    } catch (error) {
+      throw translateStorageFailure(error)
+    }
   }
 
   /**
@@ -66,18 +73,30 @@ export class SqliteQuery<Row> {
    * when many rows come back, as the driver then builds no object per row.
    */
   allValues(values: SlotValues = {}): unknown[][] {
-    this.#values ??= this.#statement.database.prepare<unknown[], unknown[]>(this.sql).raw(true)
-    return this.#values.all(...this.#bind(values))
+    try {
+      this.#values ??= this.#statement.database.prepare<unknown[], unknown[]>(this.sql).raw(true)
+      return this.#values.all(...this.#bind(values))
+    } catch (error) {
+      throw translateStorageFailure(error)
+    }
   }
 
   /** The first row, or `undefined`. */
   get(values: SlotValues = {}): Row | undefined {
-    return this.#statement.get(...this.#bind(values))
+    try {
+      return this.#statement.get(...this.#bind(values))
+    } catch (error) {
+      throw translateStorageFailure(error)
+    }
   }
 
   /** Runs a statement that returns no rows. */
   run(values: SlotValues = {}): BetterSqlite3.RunResult {
-    return this.#statement.run(...this.#bind(values))
+    try {
+      return this.#statement.run(...this.#bind(values))
+    } catch (error) {
+      throw translateStorageFailure(error)
+    }
   }
 
   #bind(values: SlotValues): unknown[] {

@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { sql, type Selectable } from 'kysely'
 import type { RevokedToken, SessionRecord, SessionStore } from '../../core/ports/session-store.js'
 import type { SqliteActiveTokens } from './sqlite-active-tokens.js'
+import { translateStorageFailure } from './sqlite-storage-failure.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import type { SessionRow } from './sqlite-schema.js'
 
@@ -145,7 +146,11 @@ export class SqliteSessionStore implements SessionStore {
    */
   async revoke(sessionId: string, at: number, token?: RevokedToken): Promise<void> {
     this.#assertOpen()
-    this.#revoke.immediate(sessionId, at, token)
+    try {
+      this.#revoke.immediate(sessionId, at, token)
+    } catch (error) {
+      throw translateStorageFailure(error)
+    }
     this.#known.forget()
   }
 

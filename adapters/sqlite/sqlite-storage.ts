@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3'
+import { StorageUnavailableError } from '../../core/errors.js'
 import type { Storage } from '../../core/ports/storage.js'
 import { SqliteBeneficiaryStore } from './sqlite-beneficiary-store.js'
 import { SqliteActiveTokens } from './sqlite-active-tokens.js'
@@ -9,6 +10,7 @@ import { migrateSqlite, pendingMigrations, unknownMigrations } from './sqlite-mi
 import { applySqlitePragmas } from './sqlite-pragmas.js'
 import { SqliteSessionStore } from './sqlite-session-store.js'
 import { SqliteSigningKeyStore } from './sqlite-signing-key-store.js'
+import { translateStorageFailure } from './sqlite-storage-failure.js'
 
 /** Options of the {@link SqliteStorage} constructor. */
 export interface SqliteStorageOptions {
@@ -107,7 +109,7 @@ export class SqliteStorage implements Storage {
     // Writes already accepted are committed, not dropped.
     if (this.#db.open) this.#writes.flush()
     if (this.#closeDatabase && this.#db.open) {
-      refreshStatistics(this.#db, 'optimize')
+      refreshStatistics(this.#db, 'optimize', true)
       this.#db.close()
     }
   }
@@ -137,7 +139,7 @@ export async function openSqliteStorage(config: SqliteConfig): Promise<SqliteSto
   try {
     applySqlitePragmas(db, config)
     await migrateSqlite(db)
-    refreshStatistics(db, 'optimize = 0x10002')
+    refreshStatistics(db, 'optimize = 0x10002', false)
     return new SqliteStorage(db, { closeDatabase: true })
   } catch (error) {
     db.close()
@@ -148,12 +150,16 @@ export async function openSqliteStorage(config: SqliteConfig): Promise<SqliteSto
 /**
  * Lets SQLite refresh its query-planner statistics where they are stale, so that it keeps
  * picking the indexes the list queries expect. Best effort: when another process holds the
- * write lock past the busy timeout, the statistics wait for the next time.
+ * write lock past the busy timeout, the statistics wait for the next time; when `closing`, so
+ * do a full disk and a read-only or failing file, which must not keep the database from closing.
  */
-function refreshStatistics(db: Database.Database, pragma: string): void {
+function refreshStatistics(db: Database.Database, pragma: string, closing: boolean): void {
   try {
     db.pragma(pragma)
   } catch (error) {
-    if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error
+    const failure = translateStorageFailure(error)
+    if (!(failure instanceof StorageUnavailableError && (closing || failure.reason === 'busy'))) {
+      throw error
+    }
   }
 }

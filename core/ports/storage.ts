@@ -5,7 +5,9 @@ import type { SigningKeyStore } from './signing-key-store.js'
 
 /**
  * Everything the core persists, as one object the caller builds and passes in (the caller owns
- * the connection). `MemoryStorage` and `SqliteStorage` implement it.
+ * the connection). `MemoryStorage` and `SqliteStorage` implement it. An adapter reports a
+ * storage fault (a lock held too long, a full disk, a read-only or failing file) as
+ * `StorageUnavailableError`, having written nothing of the failed call.
  */
 export interface Storage {
   readonly beneficiaries: BeneficiaryStore

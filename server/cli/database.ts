@@ -14,13 +14,16 @@ export function databasePath(settings: Settings): string {
 
 /**
  * Opens (creating it and its folder when missing) the SQLite database at `path` and brings its
- * schema up to date.
+ * schema up to date. A write waits up to `busyTimeoutMs` (default 5000) for another process's.
  * @throws CommandFailedError naming the path when it cannot be opened.
  */
-export async function openDatabase(path: string): Promise<SqliteStorage> {
+export async function openDatabase(path: string, busyTimeoutMs?: number): Promise<SqliteStorage> {
   try {
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true })
-    return await openSqliteStorage({ path })
+    return await openSqliteStorage({
+      path,
+      ...(busyTimeoutMs !== undefined && { busyTimeoutMs }),
+    })
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
     throw new CommandFailedError(`cannot open the database ${path}: ${reason}`, { cause: error })

@@ -48,7 +48,10 @@ ${DB}
                             (JWT_SECRET_FILE). Without either, a key is generated once and kept
                             in the database
   --shutdown-grace S        Seconds to let requests in flight finish on shutdown
-                            (SHUTDOWN_GRACE_SECONDS, default 10)`
+                            (SHUTDOWN_GRACE_SECONDS, default 10)
+  --busy-timeout MS         How long a write waits for another process's lock on the
+                            database before it is answered 503 (SQLITE_BUSY_TIMEOUT_MS,
+                            default 5000)`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

@@ -26,6 +26,7 @@ const OPTIONS = {
   'jwt-secret': { type: 'string' },
   'jwt-secret-file': { type: 'string' },
   'shutdown-grace': { type: 'string' },
+  'busy-timeout': { type: 'string' },
 } as const
 
 const TRANSPORT_NAMES = { uws: 'hyper-express on uWebSockets.js', node: 'node:http' } as const
@@ -45,7 +46,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   }
   const config = readServeConfig(new Settings(values, io.env))
   const logger = createLogger({ level: config.logLevel })
-  const storage = await openDatabase(config.db)
+  const storage = await openDatabase(config.db, config.busyTimeoutMs)
   let server: RunningServer
   try {
     const service = await createBeneficiaryService({

@@ -26,6 +26,8 @@ export interface ServeConfig {
   readonly keys: readonly AccessTokenKey[] | undefined
   /** How long shutdown waits for requests in flight. */
   readonly graceMs: number
+  /** How long a write waits for another process's lock on the database before a 503. */
+  readonly busyTimeoutMs: number
 }
 
 const DAY = 86_400
@@ -84,6 +86,7 @@ export function readServeConfig(settings: Settings): ServeConfig {
     ),
     keys: readKeys(settings),
     graceMs: settings.integer('shutdown-grace', 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600) * 1000,
+    busyTimeoutMs: settings.integer('busy-timeout', 'SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 10 * 60_000),
   }
 }
 

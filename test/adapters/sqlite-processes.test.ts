@@ -115,7 +115,7 @@ describe('SQLite across processes', () => {
       storage.database.exec('BEGIN IMMEDIATE')
       child.stdin.write('go\n')
       assert.equal(await nextLine(lines), 'SQLITE_BUSY')
-      assert.equal(await nextLine(lines), 'failed SQLITE_BUSY')
+      assert.equal(await nextLine(lines), 'failed service_unavailable')
       storage.database.exec('COMMIT')
       await exited
       assert.equal((await storage.beneficiaries.list(listQuery())).total, 0)
