@@ -1,19 +1,10 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import type { ChildProcessWithoutNullStreams } from 'node:child_process'
+import { CliChild, type Exit } from '../support/cli-child.js'
 
-/** The compiled CLI, found from this file so that the tests run from any output folder. */
-export const CLI = fileURLToPath(new URL('../../server/cli.js', import.meta.url))
+export type { Exit } from '../support/cli-child.js'
 
 /** A JSON line the server logged. */
 export type LogLine = Record<string, unknown>
-
-/** How a child process ended. */
-export interface Exit {
-  readonly code: number | null
-  readonly signal: NodeJS.Signals | null
-  /** `performance.now()` when the exit was seen. */
-  readonly at: number
-}
 
 /** Rate limits so high that no fault test ever meets one. */
 export const NO_LIMITS = Object.freeze({
@@ -28,28 +19,24 @@ export const NO_LIMITS = Object.freeze({
  * below 500), which a crash round makes by the thousand.
  */
 export class ServeChild {
-  readonly child: ChildProcessWithoutNullStreams
   readonly lines: LogLine[] = []
-  readonly exited: Promise<Exit>
-  #exit: Exit | undefined
-  #buffer = ''
-  #stderr = ''
+  readonly #process: CliChild
   #waiters: { test: (line: LogLine) => boolean; resolve: (line: LogLine) => void }[] = []
 
   private constructor(db: string, env: Readonly<Record<string, string>>) {
-    this.child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0'], {
-      env: { PATH: process.env['PATH'] ?? '', ...NO_LIMITS, ...env },
+    this.#process = new CliChild({
+      args: ['serve', '--db', db, '--port', '0'],
+      env: { ...NO_LIMITS, ...env },
+      onLine: (line) => this.#take(line),
     })
-    this.child.stdout.setEncoding('utf8')
-    this.child.stdout.on('data', (chunk: string) => this.#take(chunk))
-    this.child.stderr.setEncoding('utf8')
-    this.child.stderr.on('data', (chunk: string) => (this.#stderr += chunk))
-    this.exited = new Promise((resolve) =>
-      this.child.on('exit', (code, signal) => {
-        this.#exit = { code, signal, at: performance.now() }
-        resolve(this.#exit)
-      }),
-    )
+  }
+
+  get child(): ChildProcessWithoutNullStreams {
+    return this.#process.child
+  }
+
+  get exited(): Promise<Exit> {
+    return this.#process.exited
   }
 
   /**
@@ -90,12 +77,12 @@ export class ServeChild {
   }
 
   get stderr(): string {
-    return this.#stderr
+    return this.#process.stderr
   }
 
-  /** Whether the process has exited. */
+  /** Whether the process still runs. */
   get running(): boolean {
-    return this.#exit === undefined
+    return this.#process.running
   }
 
   /** Resolves with the first line (logged before or later) that passes `test`; rejects after `timeoutMs`. */
@@ -105,7 +92,7 @@ export class ServeChild {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#waiters = this.#waiters.filter((waiter) => waiter.resolve !== done)
-        reject(new Error(`no such log line within ${timeoutMs} ms; stderr: ${this.#stderr}`))
+        reject(new Error(`no such log line within ${timeoutMs} ms; stderr: ${this.stderr}`))
       }, timeoutMs)
       const done = (line: LogLine): void => {
         clearTimeout(timer)
@@ -116,26 +103,13 @@ export class ServeChild {
   }
 
   /** Resolves with the exit, or `undefined` when the process still runs after `timeoutMs`. */
-  async exitWithin(timeoutMs: number): Promise<Exit | undefined> {
-    let timer: NodeJS.Timeout | undefined
-    const late = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), timeoutMs)
-    })
-    try {
-      return await Promise.race([this.exited, late])
-    } finally {
-      clearTimeout(timer)
-    }
+  exitWithin(timeoutMs: number): Promise<Exit | undefined> {
+    return this.#process.exitWithin(timeoutMs)
   }
 
   /** Sends `signal` (SIGKILL by default) unless the process has exited, and waits for the exit. */
-  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<Exit> {
-    if (this.#exit !== undefined) return this.#exit
-    this.child.kill(signal)
-    const exit = await this.exitWithin(10_000)
-    if (exit !== undefined) return exit
-    this.child.kill('SIGKILL')
-    return this.exited
+  kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<Exit> {
+    return this.#process.stop(signal)
   }
 
   /** Lines logged at level error or above. */
@@ -143,25 +117,19 @@ export class ServeChild {
     return this.lines.filter((line) => Number(line['level']) >= 50)
   }
 
-  #take(chunk: string): void {
-    this.#buffer += chunk
-    let newline: number
-    while ((newline = this.#buffer.indexOf('\n')) !== -1) {
-      const text = this.#buffer.slice(0, newline)
-      this.#buffer = this.#buffer.slice(newline + 1)
-      let line: LogLine
-      try {
-        line = JSON.parse(text) as LogLine
-      } catch {
-        line = { level: 60, unparsed: text }
-      }
-      if (typeof line['status'] === 'number' && line['status'] < 500) continue
-      this.lines.push(line)
-      for (const waiter of [...this.#waiters]) {
-        if (waiter.test(line)) {
-          this.#waiters.splice(this.#waiters.indexOf(waiter), 1)
-          waiter.resolve(line)
-        }
+  #take(text: string): void {
+    let line: LogLine
+    try {
+      line = JSON.parse(text) as LogLine
+    } catch {
+      line = { level: 60, unparsed: text }
+    }
+    if (typeof line['status'] === 'number' && line['status'] < 500) return
+    this.lines.push(line)
+    for (const waiter of [...this.#waiters]) {
+      if (waiter.test(line)) {
+        this.#waiters.splice(this.#waiters.indexOf(waiter), 1)
+        waiter.resolve(line)
       }
     }
   }

@@ -1,10 +1,6 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { request, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http'
-import { fileURLToPath } from 'node:url'
 import type { Storage } from '../../core/ports/storage.js'
-
-/** The compiled CLI beside this file's build (works from `dist/` and from any other outDir). */
-export const CLI = fileURLToPath(new URL('../../server/cli.js', import.meta.url))
+import { CliChild } from '../support/cli-child.js'
 
 /** Bounds every wait on a child process or a socket, so that a hung one fails instead of hanging. */
 const WAIT_MS = 20_000
@@ -140,25 +136,22 @@ export function within<T>(promise: Promise<T>, ms: number, message: string): Pro
  * to standard output and standard error, as text, for the log checks (D25).
  */
 export class ServeChild {
-  readonly child: ChildProcessWithoutNullStreams
   readonly exited: Promise<number | null>
+  readonly #process: CliChild
   #stdout = ''
-  #stderr = ''
   #listening: ((url: string) => void) | undefined
 
   /** Starts `serve --db db --port 0` with `env` (and PATH only) as its environment. */
   constructor(db: string, env: Record<string, string> = {}) {
-    this.child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0'], {
-      env: { PATH: process.env['PATH'] ?? '', ...env },
+    this.#process = new CliChild({
+      args: ['serve', '--db', db, '--port', '0'],
+      env,
+      onLine: (line) => {
+        this.#stdout += `${line}\n`
+        this.#notify()
+      },
     })
-    this.child.stdout.setEncoding('utf8')
-    this.child.stderr.setEncoding('utf8')
-    this.child.stdout.on('data', (chunk: string) => {
-      this.#stdout += chunk
-      this.#notify()
-    })
-    this.child.stderr.on('data', (chunk: string) => (this.#stderr += chunk))
-    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)))
+    this.exited = this.#process.exited.then((exit) => exit.code)
   }
 
   /** Everything written to standard output so far. */
@@ -168,7 +161,7 @@ export class ServeChild {
 
   /** Everything written to standard error so far. */
   get stderr(): string {
-    return this.#stderr
+    return this.#process.stderr
   }
 
   /** The JSON lines of standard output so far. */
@@ -184,7 +177,7 @@ export class ServeChild {
     const waiting = new Promise<string>((resolve, reject) => {
       this.#listening = resolve
       void this.exited.then((code) =>
-        reject(new Error(`serve exited with ${String(code)}: ${this.#stderr}`)),
+        reject(new Error(`serve exited with ${String(code)}: ${this.stderr}`)),
       )
       this.#notify()
     })
@@ -193,17 +186,12 @@ export class ServeChild {
 
   /** Sends `signal` and resolves with the exit status (SIGKILL after 20 s). */
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal)
-    try {
-      return await within(this.exited, WAIT_MS, 'serve did not stop')
-    } finally {
-      this.kill()
-    }
+    return (await this.#process.stop(signal, WAIT_MS)).code
   }
 
   /** Kills the process if it still runs: for `after` hooks. */
   kill(): void {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL')
+    void this.#process.kill()
   }
 
   #notify(): void {
@@ -221,18 +209,12 @@ export async function runCliChild(
   args: readonly string[],
   env: Record<string, string> = {},
 ): Promise<{ status: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env['PATH'] ?? '', ...env },
-  })
   let out = ''
-  let err = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const child = new CliChild({ args, env, onLine: (line) => (out += `${line}\n`) })
   try {
-    const status = await within(exited, WAIT_MS, `beneficiaries ${args.join(' ')}`)
-    return { status, out, err }
+    const exit = await within(child.exited, WAIT_MS, `beneficiaries ${args.join(' ')}`)
+    return { status: exit.code, out, err: child.stderr }
   } finally {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    void child.kill()
   }
 }
