@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -61,6 +61,12 @@ const QUARTERS = 4
 // clients of its own; a server that cannot keep up fails both.
 const ATTEMPTS = 2
 
+// The database lives in memory (tmpfs) where there is one: this run judges the server under load,
+// not the shared machine's disk, whose fsyncs took up to 290 ms on a neighbour's bursts here and,
+// since better-sqlite3 commits on the event loop, stalled every request in flight with them. The
+// suites in test/faults/ check durability on a real disk; the stall is the benchmark's concern.
+const MEMORY_FOLDER = existsSync('/dev/shm') ? '/dev/shm' : undefined
+
 const SEEDED = 3000
 const RSS_PERIOD_MS = 500
 const REQUEST_TIMEOUT_MS = 10_000
@@ -104,7 +110,7 @@ describe(`the server under a paced load of ${PLAN.clients} clients for ${PLAN.se
 
   before(
     async () => {
-      directory = mkdtempSync(join(tmpdir(), 'beneficiaries-load-'))
+      directory = mkdtempSync(join(MEMORY_FOLDER ?? tmpdir(), 'beneficiaries-load-'))
       const db = join(directory, 'load.sqlite')
 
       // Clients are provisioned and logged in in-process on the same file, before the server
