@@ -4,6 +4,8 @@ import type { CliIo } from '../../server/cli/cli-io.js'
 import { runCli } from '../../server/cli/run-cli.js'
 import { OpenApiResponseValidator } from '../server/openapi-validator.js'
 
+export { Random } from '../support/random.js'
+
 /** Whether the long form runs (`npm run test:long` sets `TEST_LONG=1`). */
 export const LONG = process.env['TEST_LONG'] === '1'
 
@@ -170,35 +172,6 @@ export function snapshot(path: string): Record<string, string[]> {
       ]),
     )
   })
-}
-
-/** A small seeded generator (mulberry32), so that a failing run can be replayed with `TEST_SEED`. */
-export class Random {
-  readonly seed: number
-  #state: number
-
-  constructor(seed = Number(process.env['TEST_SEED'] ?? Math.floor(Math.random() * 2 ** 31))) {
-    this.seed = seed
-    this.#state = seed >>> 0
-  }
-
-  /** A number in [0, 1). */
-  next(): number {
-    this.#state = (this.#state + 0x6d2b79f5) >>> 0
-    let t = this.#state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-
-  /** A whole number in [min, max]. */
-  between(min: number, max: number): number {
-    return min + Math.floor(this.next() * (max - min + 1))
-  }
-
-  pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)]!
-  }
 }
 
 /** `n` as six lower-case letters: unique names that are never a prefix of one another. */

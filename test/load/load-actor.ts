@@ -1,5 +1,6 @@
 import type { BeneficiaryStatus } from '../../core/index.js'
 import type { Exchange, HttpConnection, Outgoing } from './http-connection.js'
+import { Random } from '../support/random.js'
 
 /** What a write acknowledged: the record as the server said it is now, and how many changes it has. */
 export interface AcknowledgedRecord {
@@ -71,18 +72,6 @@ const NEXT_STATUS: Readonly<Record<string, BeneficiaryStatus>> = {
   inactive: 'active',
 }
 
-/** A small deterministic generator, so a failing run can be replayed with the same requests. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
-
 /**
  * One API client of the load run: its token, its own keep-alive connection, and the records it
  * created. `step()` issues the next request of the mix and records what a write acknowledged in
@@ -94,7 +83,7 @@ export class LoadActor {
   readonly #auth: Readonly<Record<string, string>>
   readonly #ledger: Ledger
   readonly #seeded: { readonly firstId: number; readonly count: number }
-  readonly #random: () => number
+  readonly #random: Random
   readonly #own: number[] = []
   #position = 0
   #writes = 0
@@ -111,7 +100,8 @@ export class LoadActor {
     this.#auth = { authorization: `Bearer ${options.token}` }
     this.#ledger = options.ledger
     this.#seeded = options.seeded
-    this.#random = mulberry32(options.name * 7919 + 17)
+    // Seeded per client, so that a failing run can be replayed with the same requests.
+    this.#random = new Random(options.name * 7919 + 17)
   }
 
   /** Issues the next request of the mix; resolves when it is answered (never rejects). */
@@ -202,7 +192,7 @@ export class LoadActor {
       last_name: this.#pick(['Rossi', 'Bianchi', 'Ferrari', 'Romano', 'Carichi']),
       email: `load.${this.#name}.${this.#digits(6)}@example.org`,
       phone: `+39333${this.#digits(7)}`,
-      date_of_birth: `19${50 + Math.floor(this.#random() * 50)}-0${1 + Math.floor(this.#random() * 9)}-1${Math.floor(this.#random() * 9)}`,
+      date_of_birth: `19${50 + Math.floor(this.#random.next() * 50)}-0${1 + Math.floor(this.#random.next() * 9)}-1${Math.floor(this.#random.next() * 9)}`,
       fiscal_code: null,
       address: { street: 'Via Roma 1', city: 'Roma', postal_code: '00184', country: 'IT' },
       metadata: { client: this.#name, source: 'load' },
@@ -236,7 +226,7 @@ export class LoadActor {
 
   #idleOwnRecord(): [number, AcknowledgedRecord] | undefined {
     for (let tries = 0; tries < 3 && this.#own.length > 0; tries++) {
-      const id = this.#own[Math.floor(this.#random() * this.#own.length)]!
+      const id = this.#own[Math.floor(this.#random.next() * this.#own.length)]!
       const record = this.#ledger.get(id)!
       if (!record.busy) return [id, record]
     }
@@ -244,18 +234,18 @@ export class LoadActor {
   }
 
   #anyId(): number {
-    if (this.#own.length > 0 && this.#random() < 0.3) {
-      return this.#own[Math.floor(this.#random() * this.#own.length)]!
+    if (this.#own.length > 0 && this.#random.next() < 0.3) {
+      return this.#own[Math.floor(this.#random.next() * this.#own.length)]!
     }
-    return this.#seeded.firstId + Math.floor(this.#random() * this.#seeded.count)
+    return this.#seeded.firstId + Math.floor(this.#random.next() * this.#seeded.count)
   }
 
   #pick<T>(choices: readonly T[]): T {
-    return choices[Math.floor(this.#random() * choices.length)]!
+    return this.#random.pick(choices)
   }
 
   #digits(count: number): string {
-    return String(Math.floor(this.#random() * 10 ** count)).padStart(count, '0')
+    return String(Math.floor(this.#random.next() * 10 ** count)).padStart(count, '0')
   }
 }
 
