@@ -11,6 +11,7 @@ import {
   type Transport,
   type TransportOptions,
 } from './transport.js'
+import { AnswerBatch } from './answer-batch.js'
 import { TransportUnavailableError } from './transport-unavailable-error.js'
 
 type HyperExpressModule = typeof HyperExpress
@@ -26,7 +27,8 @@ const FAILED: ApiResponse = {
  * The default transport: hyper-express on uWebSockets.js, the fast path. Only its routing shell
  * is used: one catch-all route feeds the handler, the raw body is read here within the cap (never
  * the framework's lenient `json()`), the peer address comes from the socket (never its
- * `trust_proxy`), and the handler's response is written to the uWS response in one corked call.
+ * `trust_proxy`), and the handler's response is written to the uWS response in one corked call,
+ * together with the other answers of the same turn of the event loop (see `AnswerBatch`).
  *
  * A body announced as larger than the cap, or one that does not arrive within
  * `requestTimeoutMs`, is answered at once (413 or 408) and the connection closed, without
@@ -58,6 +60,7 @@ class HyperExpressTransport {
   readonly #cap: number
   readonly #timeoutMs: number
   readonly #inFlight = new Set<Response>()
+  readonly #answers = new AnswerBatch()
   #closing = false
   #drained: (() => void) | undefined
   // The response being written by #flush: uWS runs a cork callback synchronously, so these
@@ -204,8 +207,13 @@ class HyperExpressTransport {
       response = FAILED
     }
     // After an early answer the unread rest of the body must not be taken for a next request.
-    if (!res.completed) this.#write(res, response, req.method === 'HEAD', early || this.#closing)
-    this.#settle(res)
+    const head = req.method === 'HEAD'
+    const close = early || this.#closing
+    this.#answers.add(() => {
+      // A client that went away meanwhile is marked completed by hyper-express.
+      if (!res.completed) this.#write(res, response, head, close)
+      this.#settle(res)
+    })
   }
 
   #settle(res: Response): void {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import type { ApiRequest } from '../api-request.js'
 import type { ApiResponse } from '../api-response.js'
 import type { ApiHandler } from '../handler.js'
+import { AnswerBatch } from './answer-batch.js'
 import {
   MAX_BODY_BYTES,
   TRANSPORT_DEFAULTS,
@@ -27,7 +28,8 @@ const FAILED: ApiResponse = {
  * The node:http transport (node:https with TLS files): no native dependency, for platforms where
  * uWebSockets.js cannot load. Node's own `headersTimeout` and `requestTimeout` cut off slow
  * clients with a 408; bodies are read up to the cap and a 413 is answered as soon as it is passed,
- * the rest being discarded by Node as it arrives.
+ * the rest being discarded by Node as it arrives. Answers of one turn of the event loop are written
+ * together (see `AnswerBatch`).
  */
 export const listenNodeHttp: Transport = async (handler, options) => {
   const tls =
@@ -42,6 +44,7 @@ class NodeHttpTransport {
   readonly #cap: number
   readonly #server: ReturnType<typeof createHttpServer>
   #inFlight = 0
+  readonly #answers = new AnswerBatch()
   #closing = false
   #drained: (() => void) | undefined
   readonly #onClose = (): void => {
@@ -156,9 +159,13 @@ class NodeHttpTransport {
     } catch {
       response = FAILED
     }
+    this.#answers.add(() => this.#write(res, response, bodyError !== undefined))
+  }
+
+  #write(res: ServerResponse, response: ApiResponse, refusedBody: boolean): void {
     if (res.destroyed || res.headersSent) return
     // A refused body may still be arriving: close rather than wait for its end (RFC 9110, 15.5.14).
-    if (this.#closing || bodyError !== undefined) res.shouldKeepAlive = false
+    if (this.#closing || refusedBody) res.shouldKeepAlive = false
     if (response.body !== undefined)
       res.setHeader('content-length', Buffer.byteLength(response.body))
     res.writeHead(response.status, response.headers)
