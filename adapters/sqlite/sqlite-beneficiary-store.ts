@@ -335,7 +335,9 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     const keys = nameKeys(record)
     const inserted = this.#insert.run(toColumns(record, 1, keys))
     const id = Number(inserted.lastInsertRowid)
-    this.#insertWords.run({ id, words: keys.words, status: record.status })
+    this.#writes.defer(() =>
+      this.#insertWords.run({ id, words: keys.words, status: record.status }),
+    )
     this.#counters.add({ ...record, ...keys, id })
     this.#insertHistory.run(toHistoryColumns(id, entry))
     if (claim !== undefined) {
@@ -371,8 +373,10 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
       current.last_name !== next.last_name ||
       current.status !== next.status
     ) {
-      this.#deleteWords.run({ id: next.id })
-      this.#insertWords.run({ id: next.id, words: keys.words, status: next.status })
+      this.#writes.defer(() => {
+        this.#deleteWords.run({ id: next.id })
+        this.#insertWords.run({ id: next.id, words: keys.words, status: next.status })
+      })
     }
     this.#counters.replace(current, { ...next, ...keys })
     this.#insertHistory.run(toHistoryColumns(next.id, entry))
@@ -411,7 +415,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     if (current === undefined) return 'missing'
     if (expectedVersion !== undefined && current.version !== expectedVersion) return 'conflict'
     this.#delete.run({ id })
-    this.#deleteWords.run({ id })
+    this.#writes.defer(() => this.#deleteWords.run({ id }))
     this.#counters.remove(current)
     this.#eraseHistory.run({ id })
     this.#insertHistory.run(toHistoryColumns(id, entry))
