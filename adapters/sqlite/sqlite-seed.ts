@@ -9,6 +9,7 @@ import {
 } from './sqlite-write-statements.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import { SqliteCounters } from './sqlite-counters.js'
+import { dropStat4Samples } from './sqlite-statistics.js'
 import type { SqliteStorage } from './sqlite-storage.js'
 
 /** Options of {@link seedBeneficiaries}. */
@@ -384,6 +385,7 @@ export async function seedBeneficiaries(
     db.pragma(`cache_size = ${Number(cacheSize)}`)
     if (!db.memory) db.pragma('wal_checkpoint(TRUNCATE)')
     db.exec('ANALYZE')
+    dropStat4Samples(db)
   }
 }
 

@@ -10,6 +10,7 @@ import { migrateSqlite, pendingMigrations, unknownMigrations } from './sqlite-mi
 import { applySqlitePragmas } from './sqlite-pragmas.js'
 import { SqliteSessionStore } from './sqlite-session-store.js'
 import { SqliteSigningKeyStore } from './sqlite-signing-key-store.js'
+import { dropStat4Samples } from './sqlite-statistics.js'
 import { translateStorageFailure } from './sqlite-storage-failure.js'
 
 /** Options of the {@link SqliteStorage} constructor. */
@@ -149,13 +150,15 @@ export async function openSqliteStorage(config: SqliteConfig): Promise<SqliteSto
 
 /**
  * Lets SQLite refresh its query-planner statistics where they are stale, so that it keeps
- * picking the indexes the list queries expect. Best effort: when another process holds the
- * write lock past the busy timeout, the statistics wait for the next time; when `closing`, so
- * do a full disk and a read-only or failing file, which must not keep the database from closing.
+ * picking the indexes the list queries expect, then drops the STAT4 samples (`dropStat4Samples`).
+ * Best effort: when another process holds the write lock past the busy timeout, the statistics
+ * wait for the next time; when `closing`, so do a full disk and a read-only or failing file,
+ * which must not keep the database from closing.
  */
 function refreshStatistics(db: Database.Database, pragma: string, closing: boolean): void {
   try {
     db.pragma(pragma)
+    dropStat4Samples(db)
   } catch (error) {
     const failure = translateStorageFailure(error)
     if (!(failure instanceof StorageUnavailableError && (closing || failure.reason === 'busy'))) {

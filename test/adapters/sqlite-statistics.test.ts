@@ -1,0 +1,44 @@
+import Database from 'better-sqlite3'
+import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, it } from 'node:test'
+import { openSqliteStorage } from '../../adapters/sqlite/index.js'
+import { insertBeneficiary, listQuery, newBeneficiary } from '../contracts/storage-fixtures.js'
+
+function count(db: Database.Database, table: string): number {
+  return db.prepare<[], number>(`SELECT count(*) FROM ${table}`).pluck().get()!
+}
+
+describe('SQLite planner statistics', () => {
+  it('keeps the row counts of ANALYZE but not its STAT4 samples, which re-plan every list query at every run', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'statistics-'))
+    const path = join(directory, 'stats.db')
+    try {
+      const first = await openSqliteStorage({ path })
+      for (let i = 0; i < 30; i++) {
+        await insertBeneficiary(first, newBeneficiary({ email: `p${i}@example.org` }))
+      }
+      await first.close()
+      const db = new Database(path)
+      db.exec('ANALYZE')
+      assert.ok(count(db, 'sqlite_stat4') > 0, 'this SQLite keeps STAT4 samples')
+      db.close()
+
+      const storage = await openSqliteStorage({ path })
+      try {
+        const reopened = new Database(path, { readonly: true })
+        assert.equal(count(reopened, 'sqlite_stat4'), 0)
+        assert.ok(count(reopened, 'sqlite_stat1') > 0)
+        reopened.close()
+        const pending = await storage.beneficiaries.list(listQuery({ status: 'pending' }))
+        assert.equal(pending.total, 30, 'the lists still work')
+      } finally {
+        await storage.close()
+      }
+    } finally {
+      await rm(directory, { recursive: true, force: true })
+    }
+  })
+})
