@@ -11,7 +11,7 @@ function count(db: Database.Database, table: string): number {
   return db.prepare<[], number>(`SELECT count(*) FROM ${table}`).pluck().get()!
 }
 
-describe('SQLite planner statistics', () => {
+describe('SQLite query plans', () => {
   it('keeps the row counts of ANALYZE but not its STAT4 samples, which re-plan every list query at every run', async () => {
     const directory = await mkdtemp(join(tmpdir(), 'statistics-'))
     const path = join(directory, 'stats.db')
@@ -39,6 +39,31 @@ describe('SQLite planner statistics', () => {
       }
     } finally {
       await rm(directory, { recursive: true, force: true })
+    }
+  })
+
+  it('writes the page size into the SQL, so it refuses any limit but a whole number', async () => {
+    const storage = await openSqliteStorage({ path: ':memory:' })
+    try {
+      for (let i = 0; i < 5; i++) {
+        await insertBeneficiary(storage, newBeneficiary({ email: `l${i}@example.org` }))
+      }
+      for (const limit of [1, 2, 3, 100]) {
+        const page = await storage.beneficiaries.list(listQuery({ limit, offset: 1 }))
+        assert.equal(page.items.length, Math.min(limit, 4), `limit ${limit}`)
+        const found = await storage.beneficiaries.list(listQuery({ limit, search: ['ross'] }))
+        assert.equal(found.items.length, Math.min(limit, 5), `search, limit ${limit}`)
+      }
+      for (const limit of [1.5, Number.NaN, -1, Infinity, '5; DROP TABLE beneficiaries']) {
+        await assert.rejects(
+          storage.beneficiaries.list(listQuery({ limit: limit as number })),
+          TypeError,
+          String(limit),
+        )
+      }
+      assert.equal((await storage.beneficiaries.list(listQuery())).total, 5)
+    } finally {
+      await storage.close()
     }
   })
 })
