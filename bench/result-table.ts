@@ -17,14 +17,18 @@ export interface Measurement {
   readonly socketErrors: number
   /** Peak resident set (VmHWM) of the server so far, in MiB, read right after the scenario. */
   readonly peakRssMb: number
+  /** CPU time of the server process per request during the measurement, in microseconds. */
+  readonly cpuUsPerRequest: number
+  /** Share of the machine's CPU time the hypervisor gave to other tenants meanwhile, in %. */
+  readonly stealPercent: number
 }
 
-type Figure = 'requestsPerSecond' | 'p50Ms' | 'p99Ms'
+type Figure = 'requestsPerSecond' | 'p50Ms' | 'p99Ms' | 'cpuUsPerRequest'
 
 /**
  * One Markdown table with every figure, and each figure as a ratio to the limit and to the peer
  * in the same scenario of the same run (`—` where that target did not run the scenario). For
- * req/s above 1 is better; for latencies below 1 is better.
+ * req/s above 1 is better; for latencies and CPU per request below 1 is better.
  */
 export function formatTable(measurements: readonly Measurement[]): string {
   const find = (scenario: string, target: TargetName) =>
@@ -46,6 +50,9 @@ export function formatTable(measurements: readonly Measurement[]): string {
     'non-2xx',
     'socket errors',
     'peak RSS MiB',
+    'CPU µs/req',
+    'vs peer',
+    'steal %',
   ]
   const rows = measurements.map((m) => {
     const limit = find(m.scenario, 'limit')
@@ -65,6 +72,9 @@ export function formatTable(measurements: readonly Measurement[]): string {
       String(m.non2xx),
       String(m.socketErrors),
       m.peakRssMb.toFixed(0),
+      m.cpuUsPerRequest.toFixed(1),
+      ratio(m, peer, 'cpuUsPerRequest'),
+      m.stealPercent.toFixed(1),
     ]
   })
   const widths = header.map((title, column) =>

@@ -20,7 +20,7 @@ import { ProcessGroup } from './process-group.js'
 import { TARGETS, formatTable, type Measurement, type TargetName } from './result-table.js'
 import { SCENARIOS } from './scenarios.js'
 import { checkTargets, formatChecks } from './target-checks.js'
-import { peakRssMb, startTarget, waitUntilIdle } from './targets.js'
+import { machineCpuTicks, peakRssMb, processCpuMs, startTarget, waitUntilIdle } from './targets.js'
 import { ensureWrk, runWrk } from './wrk-runner.js'
 
 const SERVER_CORE = 0
@@ -111,7 +111,12 @@ async function main(): Promise<void> {
         await waitUntilIdle(target.baseUrl)
         if (warmupSeconds > 0) await runWrk(group, { ...run, durationSeconds: warmupSeconds })
         await waitUntilIdle(target.baseUrl)
+        const cpuBefore = processCpuMs(target.process.pid)
+        const machineBefore = machineCpuTicks()
         const result = await runWrk(group, { ...run, durationSeconds })
+        const cpuMs = processCpuMs(target.process.pid) - cpuBefore
+        const machineAfter = machineCpuTicks()
+        const machineTicks = machineAfter.total - machineBefore.total
         const measurement: Measurement = {
           scenario: scenario.name,
           target: targetName,
@@ -122,13 +127,19 @@ async function main(): Promise<void> {
           socketErrors:
             result.connect_errors + result.read_errors + result.write_errors + result.timeouts,
           peakRssMb: peakRssMb(target.process.pid),
+          cpuUsPerRequest: result.requests === 0 ? 0 : (cpuMs * 1000) / result.requests,
+          stealPercent:
+            machineTicks <= 0
+              ? 0
+              : ((machineAfter.steal - machineBefore.steal) * 100) / machineTicks,
         }
         measurements.push(measurement)
         console.log(
           `${targetName.padEnd(5)} ${scenario.name.padEnd(7)} ` +
             `${Math.round(measurement.requestsPerSecond).toLocaleString('en-US').padStart(8)} req/s  ` +
             `p50 ${measurement.p50Ms.toFixed(2)} ms  p99 ${measurement.p99Ms.toFixed(2)} ms  ` +
-            `non-2xx ${measurement.non2xx}`,
+            `non-2xx ${measurement.non2xx}  CPU ${measurement.cpuUsPerRequest.toFixed(1)} µs/req  ` +
+            `steal ${measurement.stealPercent.toFixed(1)} %`,
         )
       }
     } finally {

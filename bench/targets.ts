@@ -228,3 +228,34 @@ export function peakRssMb(pid: number | undefined): number {
     return 0
   }
 }
+
+/** Clock ticks per second of `/proc` CPU times (`getconf CLK_TCK`): 100 on Linux. */
+const TICKS_PER_SECOND = 100
+
+/**
+ * CPU time a process has used so far (user and system, every thread), in milliseconds; 0 when it
+ * cannot be read. Unlike requests per second, CPU per request does not move when the machine's
+ * other tenants take the core away (hypervisor steal) or slow the load generator.
+ */
+export function processCpuMs(pid: number | undefined): number {
+  if (pid === undefined) return 0
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // Fields after the command name, which may hold spaces, closed by the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND
+  } catch {
+    return 0
+  }
+}
+
+/** The machine's CPU time counters: all of it, and what the hypervisor gave to others (steal). */
+export function machineCpuTicks(): { total: number; steal: number } {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!
+    const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number)
+    return { total: ticks.reduce((sum, n) => sum + n, 0), steal: ticks[7] ?? 0 }
+  } catch {
+    return { total: 0, steal: 0 }
+  }
+}
