@@ -42,7 +42,7 @@ describe('SQLite query plans', () => {
     }
   })
 
-  it('writes the page size into the SQL, so it refuses any limit but a whole number', async () => {
+  it('writes the page size (and the zero offset of a first search page) into the SQL, and refuses any limit but a whole number', async () => {
     const storage = await openSqliteStorage({ path: ':memory:' })
     try {
       for (let i = 0; i < 5; i++) {
@@ -53,6 +53,17 @@ describe('SQLite query plans', () => {
         assert.equal(page.items.length, Math.min(limit, 4), `limit ${limit}`)
         const found = await storage.beneficiaries.list(listQuery({ limit, search: ['ross'] }))
         assert.equal(found.items.length, Math.min(limit, 5), `search, limit ${limit}`)
+        // A search page past the first has its OFFSET bound, the first none: both shapes.
+        const next = await storage.beneficiaries.list(
+          listQuery({ limit, offset: 1, search: ['ross'] }),
+        )
+        assert.deepEqual(
+          next.items.map((item) => item.id),
+          (await storage.beneficiaries.list(listQuery({ limit: 100, search: ['ross'] }))).items
+            .slice(1, 1 + limit)
+            .map((item) => item.id),
+          `search from the second match, limit ${limit}`,
+        )
       }
       for (const limit of [1.5, Number.NaN, -1, Infinity, '5; DROP TABLE beneficiaries']) {
         await assert.rejects(
