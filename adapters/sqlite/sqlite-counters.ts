@@ -23,6 +23,11 @@ export function namePrefix(sortKey: string): string {
   return first + second
 }
 
+const NAME_KEYS = [
+  ['first', 'sort_first'],
+  ['last', 'sort_last'],
+] as const
+
 interface Tally {
   readonly values: Record<string, string | number>
   n: number
@@ -174,17 +179,34 @@ export class SqliteCounters {
     this.#addStatus.run({ status, n: -1 })
   }
 
-  /** Recounts a changed record, when anything the counters look at changed. */
+  /**
+   * Recounts a changed record in the counters whose key changed. Every counter is keyed by the
+   * status, so a new status recounts it everywhere; otherwise only the counters of what moved
+   * (most updates only move `updated_at` to another day: 2 statements instead of 12).
+   */
   replace(before: Counted, after: Counted): void {
-    if (
-      before.status !== after.status ||
-      dayOf(before.created_at) !== dayOf(after.created_at) ||
-      dayOf(before.updated_at) !== dayOf(after.updated_at) ||
-      namePrefix(before.sort_first) !== namePrefix(after.sort_first) ||
-      namePrefix(before.sort_last) !== namePrefix(after.sort_last)
-    ) {
+    if (before.status !== after.status) {
       this.remove(before)
       this.add(after)
+      return
+    }
+    const { id, status } = after
+    const created = dayOf(after.created_at)
+    if (dayOf(before.created_at) !== created) {
+      this.#removeDay.run({ status, day: dayOf(before.created_at) })
+      this.#addDay.run({ status, day: created, n: 1, min_id: id, max_id: id })
+    }
+    const updated = dayOf(after.updated_at)
+    if (dayOf(before.updated_at) !== updated) {
+      this.#removeUpdated.run({ status, day: dayOf(before.updated_at) })
+      this.#addUpdated.run({ status, day: updated, n: 1 })
+    }
+    for (const [name, key] of NAME_KEYS) {
+      const prefix = namePrefix(after[key])
+      if (namePrefix(before[key]) !== prefix) {
+        this.#removeName.run({ name, status, prefix: namePrefix(before[key]) })
+        this.#addName.run({ name, status, prefix, n: 1 })
+      }
     }
   }
 

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { openSqliteStorage, type SqliteStorage } from '../../adapters/sqlite/index.js'
+import { DAY_MS } from '../../adapters/sqlite/sqlite-counters.js'
+import type { BeneficiaryStatus } from '../../core/beneficiary.js'
+import { Random } from '../support/random.js'
+import {
+  T0,
+  createdEntry,
+  createdRecord,
+  historyEntry,
+  newBeneficiary,
+  nextVersion,
+} from '../contracts/storage-fixtures.js'
+
+const STATUSES: readonly BeneficiaryStatus[] = ['active', 'inactive', 'pending']
+const NAMES = ['Rossi', 'Rosa', 'Bianchi', 'Bianca', 'Émile', 'Zoë', 'de Luca']
+
+/** Every counter table, as rows with a positive count, and the same counted from scratch. */
+function counters(storage: SqliteStorage): { kept: unknown; recounted: unknown } {
+  const db = storage.database
+  const rows = (sql: string) => db.prepare(sql).all()
+  const day = (column: string) => `CAST(${column} / ${DAY_MS} AS INTEGER)`
+  return {
+    kept: [
+      rows('SELECT status, day, n FROM beneficiary_day_counts WHERE n > 0 ORDER BY 1, 2'),
+      rows('SELECT status, block, n FROM beneficiary_block_counts WHERE n > 0 ORDER BY 1, 2'),
+      rows('SELECT status, day, n FROM beneficiary_updated_counts WHERE n > 0 ORDER BY 1, 2'),
+      rows(
+        'SELECT name, status, prefix, n FROM beneficiary_name_counts WHERE n > 0 ORDER BY 1, 2, 3',
+      ),
+      rows('SELECT status, n FROM beneficiary_status_counts WHERE n > 0 ORDER BY 1'),
+    ],
+    recounted: [
+      rows(
+        `SELECT status, ${day('created_at')} AS day, count(*) AS n FROM beneficiaries GROUP BY 1, 2 ORDER BY 1, 2`,
+      ),
+      rows(
+        'SELECT status, id >> 10 AS block, count(*) AS n FROM beneficiaries GROUP BY 1, 2 ORDER BY 1, 2',
+      ),
+      rows(
+        `SELECT status, ${day('updated_at')} AS day, count(*) AS n FROM beneficiaries GROUP BY 1, 2 ORDER BY 1, 2`,
+      ),
+      rows(`SELECT name, status, prefix, count(*) AS n FROM (
+          SELECT 'first' AS name, status, substr(sort_first, 1, 2) AS prefix FROM beneficiaries
+          UNION ALL SELECT 'last', status, substr(sort_last, 1, 2) FROM beneficiaries
+        ) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`),
+      rows('SELECT status, count(*) AS n FROM beneficiaries GROUP BY 1 ORDER BY 1'),
+    ],
+  }
+}
+
+describe('SQLite list counters', () => {
+  it('match a recount after updates that move only the update day, a name, the status, or nothing, and after deletes', async () => {
+    const storage = await openSqliteStorage({ path: ':memory:' })
+    const random = new Random(11)
+    try {
+      const ids: number[] = []
+      for (let i = 0; i < 300; i++) {
+        const createdAt = T0 + random.between(0, 20) * DAY_MS + random.between(0, DAY_MS - 1)
+        const record = newBeneficiary({
+          first_name: random.pick(NAMES),
+          last_name: random.pick(NAMES),
+          email: `c${i}@example.org`,
+          status: random.pick(STATUSES),
+          created_at: createdAt,
+          updated_at: createdAt,
+        })
+        ids.push(createdRecord(await storage.beneficiaries.create(record, createdEntry(record))).id)
+      }
+      for (let i = 0; i < 600; i++) {
+        const current = (await storage.beneficiaries.get(random.pick(ids)))!
+        if (current === undefined) continue
+        const change = random.between(0, 4)
+        const at = current.updated_at + (change === 4 ? 1 : random.between(0, 3) * DAY_MS + 1)
+        const next = nextVersion(
+          current,
+          change === 0
+            ? { first_name: random.pick(NAMES) }
+            : change === 1
+              ? { last_name: random.pick(NAMES) }
+              : change === 2
+                ? { status: random.pick(STATUSES) }
+                : { phone: `+3933312345${random.between(10, 99)}` },
+          at,
+        )
+        const entry = historyEntry('updated', at)
+        assert.equal(await storage.beneficiaries.update(next, current.version, entry), 'done')
+      }
+      for (let i = 0; i < 40; i++) {
+        await storage.beneficiaries.remove(random.pick(ids), undefined, historyEntry('deleted', T0))
+      }
+      const { kept, recounted } = counters(storage)
+      assert.deepEqual(kept, recounted)
+    } finally {
+      await storage.close()
+    }
+  })
+})
