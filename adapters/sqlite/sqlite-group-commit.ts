@@ -53,7 +53,8 @@ export class SqliteGroupCommit {
 
   /**
    * Runs `write` after the other writes of the current group, in the order deferred, before the
-   * group commits; dropped if the write deferring it fails. If it throws, the whole group fails.
+   * group commits; dropped if the write deferring it fails. If it throws, the whole group fails
+   * (inside a transaction the caller opened on the connection, the caller must roll it back).
    *
    * @throws TypeError when called outside a write of a group.
    */
