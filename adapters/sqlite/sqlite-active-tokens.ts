@@ -1,4 +1,4 @@
-import type BetterSqlite3 from 'better-sqlite3'
+import type { SqliteDataVersion } from './sqlite-data-version.js'
 
 /** Pairs remembered at most; past it the memo starts over (a miss only costs the full lookup). */
 const MAX_REMEMBERED = 100_000
@@ -8,34 +8,26 @@ const MAX_REMEMBERED = 100_000
  * authenticated request makes costs a set lookup instead of a lookup in three tables.
  * Revocation still wins: a commit by any other connection (the CLI revoking a client, another
  * server process logging a session out) changes `data_version`, read once per turn of the event
- * loop, which empties the memo; revocations through this connection empty it themselves
- * (`forget`). So another process's revocation applies from the next turn, milliseconds later,
- * to requests read after it; one `PRAGMA data_version` per request cost 5 % of a get.
+ * loop (`SqliteDataVersion`), which empties the memo; revocations through this connection empty
+ * it themselves (`forget`). So another process's revocation applies from the next turn,
+ * milliseconds later, to requests read after it.
  */
 export class SqliteActiveTokens {
-  readonly #dataVersion: BetterSqlite3.Statement<[], number>
+  readonly #dataVersion: SqliteDataVersion
   readonly #active = new Set<string>()
   #version = -1
-  #checkedThisTurn = false
-  readonly #nextTurn = (): void => {
-    this.#checkedThisTurn = false
-  }
 
-  constructor(db: BetterSqlite3.Database) {
-    this.#dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck()
+  constructor(dataVersion: SqliteDataVersion) {
+    this.#dataVersion = dataVersion
   }
 
   /** Whether the pair was found active and nothing that could revoke it has happened since. */
   has(sessionId: string, jti: string): boolean {
-    if (!this.#checkedThisTurn) {
-      this.#checkedThisTurn = true
-      setImmediate(this.#nextTurn)
-      const version = this.#dataVersion.get()!
-      if (version !== this.#version) {
-        this.#version = version
-        this.#active.clear()
-        return false
-      }
+    const version = this.#dataVersion.current()
+    if (version !== this.#version) {
+      this.#version = version
+      this.#active.clear()
+      return false
     }
     return this.#active.has(`${sessionId} ${jti}`)
   }

@@ -3,6 +3,7 @@ import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely'
 import type { BeneficiarySummary, SortField } from '../../core/beneficiary.js'
 import type { ListQuery, Page } from '../../core/ports/beneficiary-store.js'
 import { BLOCK_SIZE, DAY_MS } from './sqlite-counters.js'
+import type { SqliteDataVersion } from './sqlite-data-version.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import type { SqliteSchema } from './sqlite-schema.js'
 
@@ -123,18 +124,17 @@ export class SqliteBeneficiaryList {
   readonly #edgeCount: Count
   readonly #edgeCountByStatus: Count
   readonly #snapshot: BetterSqlite3.Transaction<(query: ListQuery) => Page<BeneficiarySummary>>
-  readonly #changeMark: BetterSqlite3.Statement<[], string>
+  readonly #dataVersion: SqliteDataVersion
+  readonly #totalChanges: BetterSqlite3.Statement<[], number>
   readonly #totals = new Map<string, number>()
-  #totalsMark = ''
+  #totalsVersion = -1
+  #totalsChanges = -1
 
-  constructor(db: BetterSqlite3.Database) {
+  constructor(db: BetterSqlite3.Database, dataVersion: SqliteDataVersion) {
     this.#db = db
+    this.#dataVersion = dataVersion
     this.#snapshot = db.transaction((query: ListQuery) => this.#listNow(query))
-    this.#changeMark = db
-      .prepare<[], string>(
-        "SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes()",
-      )
-      .pluck()
+    this.#totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck()
     const days = queryBuilder
       .selectFrom('beneficiary_day_counts')
       .where('day', '>=', slot('dayFrom'))
@@ -467,8 +467,8 @@ export class SqliteBeneficiaryList {
    * A total, remembered until the database changes: counting a common search prefix visits every
    * match (65,000 for `ros` at a million records, 3 ms), a date range sums its days, and the same
    * lists come back page after page. `#listNow` forgets every remembered total as soon as
-   * anything was written, by this connection (`total_changes()`) or another (`data_version`), so
-   * a total is always exact.
+   * anything was written: by this connection (`total_changes()`, at once) or by another process
+   * (`data_version`, from the next turn of the event loop, see `SqliteDataVersion`).
    */
   #remembered(key: string, count: () => number): number {
     let total = this.#totals.get(key)
@@ -481,9 +481,11 @@ export class SqliteBeneficiaryList {
   }
 
   #forgetTotalsIfChanged(): void {
-    const mark = this.#changeMark.get()!
-    if (mark !== this.#totalsMark) {
-      this.#totalsMark = mark
+    const version = this.#dataVersion.current()
+    const changes = this.#totalChanges.get()!
+    if (version !== this.#totalsVersion || changes !== this.#totalsChanges) {
+      this.#totalsVersion = version
+      this.#totalsChanges = changes
       this.#totals.clear()
     }
   }

@@ -22,6 +22,7 @@ import type {
 import { SqliteBeneficiaryList } from './sqlite-beneficiary-list.js'
 import type { SqliteGroupCommit } from './sqlite-group-commit.js'
 import { SqliteCounters } from './sqlite-counters.js'
+import type { SqliteDataVersion } from './sqlite-data-version.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import {
   beneficiarySlots,
@@ -119,12 +120,19 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   /**
    * @param db An open connection whose schema `migrateSqlite` brought up to date.
    * @param assertOpen Throws when the owning storage is closed; called first by every method.
+   * @param group The connection's group commit, through which every write goes.
+   * @param dataVersion The connection's `data_version`, for remembered list totals.
    */
-  constructor(db: BetterSqlite3.Database, assertOpen: () => void, group: SqliteGroupCommit) {
+  constructor(
+    db: BetterSqlite3.Database,
+    assertOpen: () => void,
+    group: SqliteGroupCommit,
+    dataVersion: SqliteDataVersion,
+  ) {
     this.#assertOpen = assertOpen
     this.#writes = group
     this.#db = db
-    this.#list = new SqliteBeneficiaryList(db)
+    this.#list = new SqliteBeneficiaryList(db, dataVersion)
     this.#counters = new SqliteCounters(db)
     const byId = queryBuilder.selectFrom('beneficiaries').where('id', '=', slot('id'))
     this.#select = new SqliteQuery(db, byId.selectAll())

@@ -3,6 +3,7 @@ import { StorageUnavailableError } from '../../core/errors.js'
 import type { Storage } from '../../core/ports/storage.js'
 import { SqliteBeneficiaryStore } from './sqlite-beneficiary-store.js'
 import { SqliteActiveTokens } from './sqlite-active-tokens.js'
+import { SqliteDataVersion } from './sqlite-data-version.js'
 import { SqliteClientStore } from './sqlite-client-store.js'
 import { SqliteGroupCommit } from './sqlite-group-commit.js'
 import type { SqliteConfig } from './sqlite-config.js'
@@ -78,8 +79,9 @@ export class SqliteStorage implements Storage {
     this.#ping = db.prepare('SELECT 1')
     const assertOpen = (): void => this.#assertOpen()
     this.#writes = new SqliteGroupCommit(db)
-    this.beneficiaries = new SqliteBeneficiaryStore(db, assertOpen, this.#writes)
-    const activeTokens = new SqliteActiveTokens(db)
+    const dataVersion = new SqliteDataVersion(db)
+    this.beneficiaries = new SqliteBeneficiaryStore(db, assertOpen, this.#writes, dataVersion)
+    const activeTokens = new SqliteActiveTokens(dataVersion)
     this.clients = new SqliteClientStore(db, assertOpen, activeTokens)
     this.sessions = new SqliteSessionStore(db, assertOpen, activeTokens)
     this.signingKeys = new SqliteSigningKeyStore(db, assertOpen)

@@ -368,6 +368,38 @@ describe('SqliteStorage beyond the contract', () => {
     }
   })
 
+  it('forgets remembered totals at once after its own writes, and from the next turn after another connection’s', async () => {
+    const directory = await temporaryDirectory()
+    const path = join(directory.path, 'totals.db')
+    const server = await openSqliteStorage({ path })
+    const cli = await openSqliteStorage({ path })
+    const total = async (storage: Storage, search?: readonly string[]) =>
+      (await storage.beneficiaries.list(listQuery(search === undefined ? {} : { search }))).total
+    try {
+      await insertBeneficiary(server, fullBeneficiary())
+      assert.equal(await total(server), 1)
+      assert.equal(await total(server, searchTerms('bia')), 1)
+      await insertBeneficiary(
+        server,
+        fullBeneficiary({ email: 'b@example.org', fiscal_code: null }),
+      )
+      // Same turn, same connection: the write is counted at once.
+      assert.equal(await total(server), 2)
+      assert.equal(await total(server, searchTerms('bia')), 2)
+
+      await nextTurn()
+      assert.equal(await total(server), 2)
+      await insertBeneficiary(cli, fullBeneficiary({ email: 'c@example.org', fiscal_code: null }))
+      await nextTurn()
+      assert.equal(await total(server), 3)
+      assert.equal(await total(server, searchTerms('bia')), 3)
+    } finally {
+      await server.close()
+      await cli.close()
+      await directory.cleanUp()
+    }
+  })
+
   it('D1, D5: a revocation by another connection wins over the memo of active tokens from the next turn of the event loop', async () => {
     const directory = await temporaryDirectory()
     const path = join(directory.path, 'revoke.db')
