@@ -22,4 +22,11 @@ export interface SqliteConfig {
   readonly busyTimeoutMs?: number
   /** Page cache per connection, in KiB. Default 65536 (64 MiB): a million records fit mostly. */
   readonly cacheSizeKib?: number
+  /**
+   * Who copies the WAL into the database file. `inline` (the default): SQLite's own automatic
+   * checkpoint, run by the write that takes the WAL past 1000 pages, on the calling thread.
+   * `background`: a thread of the storage's own, so that writes never wait for a checkpoint's
+   * fsync (see `SqliteCheckpointer`); the standalone server uses it. Ignored for `:memory:`.
+   */
+  readonly checkpoint?: 'inline' | 'background'
 }

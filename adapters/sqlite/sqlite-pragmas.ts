@@ -1,8 +1,8 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { SqliteConfig } from './sqlite-config.js'
 
-/** The connection settings of {@link SqliteConfig}: everything but the path. */
-export type SqlitePragmaOptions = Omit<SqliteConfig, 'path'>
+/** The connection settings of {@link SqliteConfig}: everything but the path and the checkpoints. */
+export type SqlitePragmaOptions = Omit<SqliteConfig, 'path' | 'checkpoint'>
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000
 const DEFAULT_CACHE_SIZE_KIB = 65_536

@@ -5,6 +5,7 @@ import { SqliteBeneficiaryStore } from './sqlite-beneficiary-store.js'
 import { SqliteActiveTokens } from './sqlite-active-tokens.js'
 import { SqliteDataVersion } from './sqlite-data-version.js'
 import { SqliteClientStore } from './sqlite-client-store.js'
+import { SqliteCheckpointer } from './sqlite-checkpointer.js'
 import { SqliteGroupCommit } from './sqlite-group-commit.js'
 import type { SqliteConfig } from './sqlite-config.js'
 import { migrateSqlite, pendingMigrations, unknownMigrations } from './sqlite-migrations.js'
@@ -21,6 +22,12 @@ export interface SqliteStorageOptions {
    * it passed in. `openSqliteStorage` sets it, since it opened the connection itself.
    */
   readonly closeDatabase?: boolean
+  /**
+   * `background` checkpoints the WAL from a thread of the storage's own (`SqliteCheckpointer`),
+   * stopped by `close()`; default `inline`, SQLite's automatic checkpoints. Ignored for an
+   * in-memory database.
+   */
+  readonly checkpoint?: 'inline' | 'background'
 }
 
 /**
@@ -54,6 +61,7 @@ export class SqliteStorage implements Storage {
   readonly #closeDatabase: boolean
   readonly #ping: Database.Statement<[], unknown>
   readonly #writes: SqliteGroupCommit
+  readonly #checkpointer: SqliteCheckpointer | undefined
   #closed = false
 
   /**
@@ -85,6 +93,17 @@ export class SqliteStorage implements Storage {
     this.clients = new SqliteClientStore(db, assertOpen, activeTokens)
     this.sessions = new SqliteSessionStore(db, assertOpen, activeTokens)
     this.signingKeys = new SqliteSigningKeyStore(db, assertOpen)
+    if (options.checkpoint !== undefined && options.checkpoint !== 'inline') {
+      if (options.checkpoint !== 'background') {
+        throw new TypeError("checkpoint must be 'inline' or 'background'")
+      }
+      if (!db.memory) this.#checkpointer = new SqliteCheckpointer(db)
+    }
+  }
+
+  /** Whether a background checkpointer thread is running (`checkpoint: 'background'`). */
+  get checkpointsInBackground(): boolean {
+    return this.#checkpointer?.running ?? false
   }
 
   /** The connection, for `backupSqlite`, `seedBeneficiaries` and maintenance. */
@@ -104,13 +123,14 @@ export class SqliteStorage implements Storage {
   /**
    * Closes the storage: every later call, `ping` included, rejects. Closes the connection too
    * when the storage opened it (`closeDatabase`), after letting SQLite refresh its query-planner
-   * statistics. Closing twice is harmless.
+   * statistics; stops the background checkpointer's thread before. Closing twice is harmless.
    */
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
     // Writes already accepted are committed, not dropped.
     if (this.#db.open) this.#writes.flush()
+    await this.#checkpointer?.stop()
     if (this.#closeDatabase && this.#db.open) {
       refreshStatistics(this.#db, 'optimize', true)
       this.#db.close()
@@ -143,7 +163,10 @@ export async function openSqliteStorage(config: SqliteConfig): Promise<SqliteSto
     applySqlitePragmas(db, config)
     await migrateSqlite(db)
     refreshStatistics(db, 'optimize = 0x10002', false)
-    return new SqliteStorage(db, { closeDatabase: true })
+    return new SqliteStorage(db, {
+      closeDatabase: true,
+      ...(config.checkpoint !== undefined && { checkpoint: config.checkpoint }),
+    })
   } catch (error) {
     db.close()
     throw error

@@ -1,6 +1,10 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { openSqliteStorage, type SqliteStorage } from '../../adapters/sqlite/index.js'
+import {
+  openSqliteStorage,
+  type SqliteConfig,
+  type SqliteStorage,
+} from '../../adapters/sqlite/index.js'
 import { CommandFailedError } from './cli-error.js'
 import type { Settings } from './settings.js'
 
@@ -14,16 +18,18 @@ export function databasePath(settings: Settings): string {
 
 /**
  * Opens (creating it and its folder when missing) the SQLite database at `path` and brings its
- * schema up to date. A write waits up to `busyTimeoutMs` (default 5000) for another process's.
+ * schema up to date. A write waits up to `busyTimeoutMs` (default 5000) for another process's;
+ * `checkpoint` as in `SqliteConfig` (the server checkpoints in the background, other commands
+ * inline).
  * @throws CommandFailedError naming the path when it cannot be opened.
  */
-export async function openDatabase(path: string, busyTimeoutMs?: number): Promise<SqliteStorage> {
+export async function openDatabase(
+  path: string,
+  options: Pick<SqliteConfig, 'busyTimeoutMs' | 'checkpoint'> = {},
+): Promise<SqliteStorage> {
   try {
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true })
-    return await openSqliteStorage({
-      path,
-      ...(busyTimeoutMs !== undefined && { busyTimeoutMs }),
-    })
+    return await openSqliteStorage({ ...options, path })
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
     throw new CommandFailedError(`cannot open the database ${path}: ${reason}`, { cause: error })

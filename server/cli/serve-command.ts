@@ -46,7 +46,11 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   }
   const config = readServeConfig(new Settings(values, io.env))
   const logger = createLogger({ level: config.logLevel })
-  const storage = await openDatabase(config.db, config.busyTimeoutMs)
+  // Checkpoints on a thread of their own: a write never waits for one (SqliteCheckpointer).
+  const storage = await openDatabase(config.db, {
+    busyTimeoutMs: config.busyTimeoutMs,
+    checkpoint: 'background',
+  })
   let server: RunningServer
   try {
     const service = await createBeneficiaryService({

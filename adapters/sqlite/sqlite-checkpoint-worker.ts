@@ -1,0 +1,33 @@
+/**
+ * The body of the background checkpointer's thread (see `SqliteCheckpointer`): its own
+ * connection to the file, running `PRAGMA wal_checkpoint(PASSIVE)` (which never waits for, nor
+ * blocks, the writer or the readers) until asked to stop through the shared control word.
+ */
+import Database from 'better-sqlite3'
+import { workerData } from 'node:worker_threads'
+import {
+  CHECKPOINT_STOP,
+  type CheckpointWorkerData,
+  nextCheckpointPause,
+} from './sqlite-checkpoint-schedule.js'
+
+const { path, control } = workerData as CheckpointWorkerData
+const word = new Int32Array(control)
+const db = new Database(path, { fileMustExist: true })
+try {
+  const checkpoint = db.prepare<[], { busy: number; log: number; checkpointed: number }>(
+    'PRAGMA wal_checkpoint(PASSIVE)',
+  )
+  while (Atomics.load(word, 0) !== CHECKPOINT_STOP) {
+    let pause: number
+    try {
+      pause = nextCheckpointPause(checkpoint.get())
+    } catch {
+      // A busy lock, a full disk: the writer's own safety net covers it, try again later.
+      pause = nextCheckpointPause(undefined)
+    }
+    Atomics.wait(word, 0, 0, pause)
+  }
+} finally {
+  db.close()
+}
