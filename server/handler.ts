@@ -5,11 +5,13 @@ import {
   type AnyDomainError,
   type FieldProblem,
 } from '../core/errors.js'
+import type { BeneficiaryListItem, Paged } from '../core/shapes.js'
 import type { ApiRequest } from './api-request.js'
 import type { ApiResponse } from './api-response.js'
 import { ClientIpResolver } from './client-ip.js'
 import { STATUS_BY_CODE, STATUS_BY_HTTP_CODE, type HttpErrorCode } from './error-status.js'
 import { isJsonContentType, parseJsonBody } from './json-body.js'
+import { listPageJson } from './list-page-json.js'
 import { buildOpenApiDocument } from './openapi.js'
 import { parseQueryString } from './query-string.js'
 import { setRateLimitHeaders } from './rate-limit-headers.js'
@@ -188,7 +190,7 @@ class RequestHandler {
         result = await service.setStatus(ctx, id, body)
         break
     }
-    const response = success(status, result, requestId)
+    const response = success(status, result, requestId, operation === 'list')
     if (operation === 'create') {
       const created = result.value as { readonly id: number }
       response.headers['location'] = `${this.#routes.basePath}/beneficiaries/${created.id}`
@@ -301,7 +303,12 @@ function plain(status: number, body: string, requestId: string): DraftResponse {
   return { status, headers: baseHeaders(requestId), body }
 }
 
-function success(status: number, result: Result<unknown>, requestId: string): DraftResponse {
+function success(
+  status: number,
+  result: Result<unknown>,
+  requestId: string,
+  listPage: boolean,
+): DraftResponse {
   const headers = baseHeaders(requestId)
   if (result.etag !== undefined) headers['etag'] = result.etag
   if (result.replayed === true) headers['idempotent-replayed'] = 'true'
@@ -310,7 +317,10 @@ function success(status: number, result: Result<unknown>, requestId: string): Dr
     delete headers['content-type']
     return { status, headers, body: undefined }
   }
-  return { status, headers, body: JSON.stringify(result.value) }
+  const body = listPage
+    ? listPageJson(result.value as Paged<BeneficiaryListItem>)
+    : JSON.stringify(result.value)
+  return { status, headers, body }
 }
 
 function httpError(
