@@ -5,13 +5,11 @@ import {
   type AnyDomainError,
   type FieldProblem,
 } from '../core/errors.js'
-import type { BeneficiaryListItem, Paged } from '../core/shapes.js'
 import type { ApiRequest } from './api-request.js'
 import type { ApiResponse } from './api-response.js'
 import { ClientIpResolver } from './client-ip.js'
 import { STATUS_BY_CODE, STATUS_BY_HTTP_CODE, type HttpErrorCode } from './error-status.js'
 import { isJsonContentType, parseJsonBody } from './json-body.js'
-import { listPageJson } from './list-page-json.js'
 import { buildOpenApiDocument } from './openapi.js'
 import { parseQueryString } from './query-string.js'
 import { setRateLimitHeaders } from './rate-limit-headers.js'
@@ -190,7 +188,7 @@ class RequestHandler {
         result = await service.setStatus(ctx, id, body)
         break
     }
-    const response = success(status, result, requestId, operation === 'list')
+    const response = success(status, result, requestId)
     if (operation === 'create') {
       const created = result.value as { readonly id: number }
       response.headers['location'] = `${this.#routes.basePath}/beneficiaries/${created.id}`
@@ -303,12 +301,7 @@ function plain(status: number, body: string, requestId: string): DraftResponse {
   return { status, headers: baseHeaders(requestId), body }
 }
 
-function success(
-  status: number,
-  result: Result<unknown>,
-  requestId: string,
-  listPage: boolean,
-): DraftResponse {
+function success(status: number, result: Result<unknown>, requestId: string): DraftResponse {
   const headers = baseHeaders(requestId)
   if (result.etag !== undefined) headers['etag'] = result.etag
   if (result.replayed === true) headers['idempotent-replayed'] = 'true'
@@ -317,10 +310,7 @@ function success(
     delete headers['content-type']
     return { status, headers, body: undefined }
   }
-  const body = listPage
-    ? listPageJson(result.value as Paged<BeneficiaryListItem>)
-    : JSON.stringify(result.value)
-  return { status, headers, body }
+  return { status, headers, body: JSON.stringify(result.value) }
 }
 
 function httpError(
