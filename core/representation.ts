@@ -6,14 +6,25 @@ import type {
   HistoryItem,
 } from './shapes.js'
 
-const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'))
-const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'))
 const DAY_MS = 86_400_000
+// Character codes of '0', '-', ':', '.', 'T' and 'Z'.
+const ZERO = 0x30
+const DASH = 0x2d
+const COLON = 0x3a
+const DOT = 0x2e
+const T = 0x54
+const Z = 0x5a
+
+/** The character codes of the tens and the units digit of 0–99. */
+const TENS = Array.from({ length: 100 }, (_, n) => ZERO + Math.floor(n / 10))
+const UNITS = Array.from({ length: 100 }, (_, n) => ZERO + (n % 10))
 
 /**
  * Epoch milliseconds as an ISO 8601 UTC timestamp, exactly as `Date#toISOString` writes it.
- * A page of results formats two per record, and this costs a third of building a `Date` each
- * time (civil-from-days arithmetic, after H. Hinnant); years outside 1000–9999 take the slow path.
+ * A page of results formats two per record: this costs a third of building a `Date` each time
+ * (civil-from-days arithmetic, after H. Hinnant), and makes one flat string from character
+ * codes, where a template of a dozen pieces left a dozen strings for the serialiser to walk and
+ * the collector to copy. Years outside 1000–9999 take the slow path.
  */
 export function isoTime(ms: number): string {
   const days = Math.floor(ms / DAY_MS)
@@ -41,7 +52,17 @@ export function isoTime(ms: number): string {
   rest -= minutes * 60_000
   const seconds = Math.floor(rest / 1000)
   const millis = rest - seconds * 1000
-  return `${year}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds]}.${THREE_DIGITS[millis]}Z`
+  const century = Math.floor(year / 100)
+  const yy = year - century * 100
+  const tenths = Math.floor(millis / 100)
+  const hundredths = Math.floor(millis / 10) - tenths * 10
+  // prettier-ignore
+  return String.fromCharCode(
+    TENS[century]!, UNITS[century]!, TENS[yy]!, UNITS[yy]!, DASH, TENS[month]!, UNITS[month]!,
+    DASH, TENS[day]!, UNITS[day]!, T, TENS[hours]!, UNITS[hours]!, COLON, TENS[minutes]!,
+    UNITS[minutes]!, COLON, TENS[seconds]!, UNITS[seconds]!, DOT, ZERO + tenths,
+    ZERO + hundredths, ZERO + (millis % 10), Z,
+  )
 }
 
 /** The detail shape of a stored record (specification 2.1). */
