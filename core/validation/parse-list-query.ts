@@ -43,13 +43,16 @@ const MESSAGES = {
   sort: 'must be id, created_at, updated_at, last_name or first_name, optionally after -',
 }
 
+const PAGING = ['page', 'per_page'] as const
+const PASSED_AS_GIVEN = ['status', 'created_from', 'created_to', 'sort'] as const
+
 function param(query: RawQuery, name: string): string | undefined {
   return Object.hasOwn(query, name) ? query[name] : undefined
 }
 
 // Integers must be plain digits: Number() would also take '1e3', ' 2', '0x10' or ''.
 function decodePaging(query: RawQuery, copy: Record<string, unknown>, problems: ProblemList): void {
-  for (const name of ['page', 'per_page']) {
+  for (const name of PAGING) {
     const raw = param(query, name)
     if (raw === undefined) continue
     if (DIGITS.test(raw)) copy[name] = Number(raw)
@@ -79,7 +82,7 @@ export function parseListQuery(query: RawQuery): ListParams {
   const problems = new ProblemList()
   const copy: Record<string, unknown> = {}
   decodePaging(query, copy, problems)
-  for (const name of ['status', 'created_from', 'created_to', 'sort']) {
+  for (const name of PASSED_AS_GIVEN) {
     const raw = param(query, name)
     if (raw !== undefined) copy[name] = raw
   }
@@ -101,7 +104,8 @@ export function parseListQuery(query: RawQuery): ListParams {
   const sortParam = copy.sort as string | undefined
   const descending = sortParam?.startsWith('-') ?? false
   const params: { -readonly [K in keyof ListParams]: ListParams[K] } = {
-    ...pageParams(copy),
+    page: (copy.page ?? 1) as number,
+    perPage: (copy.per_page ?? 20) as number,
     sort: (descending ? sortParam?.slice(1) : (sortParam ?? 'id')) as SortField,
     descending,
   }

@@ -7,10 +7,12 @@ import type { FieldProblem } from '../errors.js'
  * under a generic one. Every field with a problem is kept (D10).
  */
 export class ProblemList {
-  readonly #messages = new Map<string, string>()
+  // Made on the first problem: most requests have none, and every list query makes a list.
+  #messages: Map<string, string> | undefined
 
   /** Records a problem unless the field already has one. */
   add(field: string, message: string): void {
+    this.#messages ??= new Map()
     if (!this.#messages.has(field)) this.#messages.set(field, message)
   }
 
@@ -21,12 +23,12 @@ export class ProblemList {
 
   /** True when the field already has a problem. */
   has(field: string): boolean {
-    return this.#messages.has(field)
+    return this.#messages?.has(field) ?? false
   }
 
   /** @throws ValidationError `validation_failed` listing every problem, when there is any. */
   throwIfAny(): void {
-    if (this.#messages.size === 0) return
+    if (this.#messages === undefined) return
     const details = [...this.#messages].map(([field, message]) => ({ field, message }))
     throw new ValidationError(details)
   }

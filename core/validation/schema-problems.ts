@@ -18,6 +18,8 @@ const TYPE_NAMES: Readonly<Record<string, string>> = {
   null: 'null',
 }
 
+const NO_PROBLEMS: readonly FieldProblem[] = []
+
 /** Per-field messages for `pattern`, `format` and `enum` failures, keyed by dotted field path. */
 export type FormatMessages = Readonly<Record<string, string>>
 
@@ -107,8 +109,8 @@ export function schemaProblems(
   validator: Validator,
   value: unknown,
   messages: FormatMessages = {},
-): FieldProblem[] {
-  if (validator.Check(value)) return []
+): readonly FieldProblem[] {
+  if (validator.Check(value)) return NO_PROBLEMS
 
   const located = new Map<string, Located>()
   const note = (segments: readonly string[], error: TValidationError): void => {
