@@ -103,9 +103,10 @@ export function parseListQuery(query: RawQuery): ListParams {
 
   const sortParam = copy.sort as string | undefined
   const descending = sortParam?.startsWith('-') ?? false
+  const { page, perPage } = pageParams(copy)
   const params: { -readonly [K in keyof ListParams]: ListParams[K] } = {
-    page: (copy.page ?? 1) as number,
-    perPage: (copy.per_page ?? 20) as number,
+    page,
+    perPage,
     sort: (descending ? sortParam?.slice(1) : (sortParam ?? 'id')) as SortField,
     descending,
   }
