@@ -760,9 +760,16 @@ function changesBetween(
   for (const field of WRITABLE_FIELDS) {
     const old = before === undefined ? emptyValue(field) : before[field]
     const value = after[field]
-    if (canonicalJson(old) !== canonicalJson(value)) changes.push({ field, old, new: value })
+    if (!sameValue(old, value)) changes.push({ field, old, new: value })
   }
   return changes
+}
+
+/** Equal field values: strings and `null` as they are, `address` and `metadata` by their JSON. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  return canonicalJson(a) === canonicalJson(b)
 }
 
 function emptyValue(field: keyof BeneficiaryFields): unknown {

@@ -369,24 +369,32 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     const current = this.#select.get({ id: next.id })
     if (current === undefined) return 'missing'
     if (current.version !== expectedVersion) return 'conflict'
-    const keys = nameKeys(next)
+    const renamed = current.first_name !== next.first_name || current.last_name !== next.last_name
+    // Most updates keep the names: their keys are the stored ones, not worked out again.
+    const keys = renamed
+      ? nameKeys(next)
+      : { words: undefined, sort_first: current.sort_first, sort_last: current.sort_last }
     const columns = toColumns(next, next.version, keys)
-    this.#updateQuery(current, columns).run({
-      ...columns,
-      id: next.id,
-      expected_version: expectedVersion,
-    })
-    if (
-      current.first_name !== next.first_name ||
-      current.last_name !== next.last_name ||
-      current.status !== next.status
-    ) {
+    const update = this.#updateQuery(current, columns)
+    const values: Record<string, unknown> = columns
+    values.id = next.id
+    values.expected_version = expectedVersion
+    update.run(values)
+    if (renamed || current.status !== next.status) {
+      const words = keys.words ?? nameKeys(next).words
       this.#writes.defer(() => {
         this.#deleteWords.run({ id: next.id })
-        this.#insertWords.run({ id: next.id, words: keys.words, status: next.status })
+        this.#insertWords.run({ id: next.id, words, status: next.status })
       })
     }
-    this.#counters.replace(current, { ...next, ...keys })
+    this.#counters.replace(current, {
+      id: next.id,
+      status: next.status,
+      created_at: next.created_at,
+      updated_at: next.updated_at,
+      sort_first: keys.sort_first,
+      sort_last: keys.sort_last,
+    })
     this.#insertHistory.run(toHistoryColumns(next.id, entry))
     return 'done'
   }

@@ -88,7 +88,7 @@ export function nameKeys(record: Pick<BeneficiaryRecord, 'first_name' | 'last_na
 export function toColumns(
   record: NewBeneficiary,
   version: number,
-  keys: NameKeys,
+  keys: Pick<NameKeys, 'sort_first' | 'sort_last'>,
 ): Record<keyof Omit<BeneficiaryRow, 'id'>, string | number | null> {
   const address = record.address
   return {

@@ -392,6 +392,16 @@ export function describeBeneficiaryListContract(storage: CurrentStorage): void {
       assert.deepEqual(await listIds({ search: searchTerms('rossi') }), pick(ids, [1]))
     })
 
+    it('finds a record under its new status after a status change, by the same name (D16, D17)', async () => {
+      const ids = await insertNames(SEARCH_ROSTER)
+      const mario = (await store().get(ids[0]!))!
+      const active = nextVersion(mario, { status: 'active' }, T0 + SECOND)
+      await store().update(active, mario.version, historyEntry('status_changed', T0 + SECOND))
+      const byName = searchTerms('mario')
+      assert.deepEqual(await listIds({ search: byName, status: 'active' }), pick(ids, [0]))
+      assert.deepEqual(await listIds({ search: byName, status: mario.status }), [])
+    })
+
     it('no longer finds a deleted record (D13, D16)', async () => {
       const ids = await insertNames(SEARCH_ROSTER)
       await store().remove(ids[1]!, undefined, historyEntry('deleted', T0 + SECOND))

@@ -147,6 +147,31 @@ describe('update (D11, D23)', () => {
     assert.equal(history.value.meta.total_count, 1)
   })
 
+  it('D11: address and metadata sent again with their keys in another order are no change', async () => {
+    const { service, ctx, clock } = await setup()
+    const { value: created } = await service.create(ctx, {
+      ...full,
+      metadata: { programme: 'housing', household_size: 3, verified: true },
+    })
+    const before = await service.get(ctx, created.id)
+    clock.advance(5000)
+    const same = await service.update(ctx, created.id, {
+      address: { country: 'it', postal_code: '20121', city: 'Milano', street: 'Via Roma 1' },
+      metadata: { verified: true, household_size: 3, programme: 'housing' },
+    })
+    assert.equal(same.etag, before.etag)
+    const changed = await service.update(ctx, created.id, {
+      metadata: { verified: true, household_size: 4, programme: 'housing' },
+    })
+    assert.notEqual(changed.etag, before.etag)
+    const history = await service.history(ctx, created.id, {})
+    assert.equal(history.value.meta.total_count, 2)
+    assert.deepEqual(
+      history.value.data[1]?.changes.map((c) => c.field),
+      ['metadata'],
+    )
+  })
+
   it('D11: any change moves updated_at, even within the same millisecond', async () => {
     const { service, ctx } = await setup()
     const { value: created } = await service.create(ctx, maria)
