@@ -134,6 +134,10 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#db = db
     this.#list = new SqliteBeneficiaryList(db, dataVersion)
     this.#counters = new SqliteCounters(db)
+    // Counted from deferred statements, so that a failed write is not counted, and written
+    // once per group.
+    const counters = this.#counters
+    group.finishEach({ finish: () => counters.flush(), discard: () => counters.discard() })
     const byId = queryBuilder.selectFrom('beneficiaries').where('id', '=', slot('id'))
     this.#select = new SqliteQuery(db, byId.selectAll())
     this.#selectCurrent = new SqliteQuery(
@@ -346,7 +350,8 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#writes.defer(() =>
       this.#insertWords.run({ id, words: keys.words, status: record.status }),
     )
-    this.#counters.add({ ...record, ...keys, id })
+    const counted = { ...record, ...keys, id }
+    this.#writes.defer(() => this.#counters.add(counted))
     this.#insertHistory.run(toHistoryColumns(id, entry))
     if (claim !== undefined) {
       if (++this.#claimsSincePurge >= PURGE_EVERY) {
@@ -387,14 +392,15 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
         this.#insertWords.run({ id: next.id, words, status: next.status })
       })
     }
-    this.#counters.replace(current, {
+    const counted = {
       id: next.id,
       status: next.status,
       created_at: next.created_at,
       updated_at: next.updated_at,
       sort_first: keys.sort_first,
       sort_last: keys.sort_last,
-    })
+    }
+    this.#writes.defer(() => this.#counters.replace(current, counted))
     this.#insertHistory.run(toHistoryColumns(next.id, entry))
     return 'done'
   }
@@ -432,7 +438,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     if (expectedVersion !== undefined && current.version !== expectedVersion) return 'conflict'
     this.#delete.run({ id })
     this.#writes.defer(() => this.#deleteWords.run({ id }))
-    this.#counters.remove(current)
+    this.#writes.defer(() => this.#counters.remove(current))
     this.#eraseHistory.run({ id })
     this.#insertHistory.run(toHistoryColumns(id, entry))
     return 'done'

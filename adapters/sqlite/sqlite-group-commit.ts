@@ -1,6 +1,14 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import { translateStorageFailure } from './sqlite-storage-failure.js'
 
+/** Work merged over a group's writes, done once per group (see `SqliteGroupCommit.finishEach`). */
+export interface GroupFinisher {
+  /** Runs the merged statements; called after the deferred ones, before COMMIT. */
+  finish(): void
+  /** Forgets what the group's writes gave it: the group failed. */
+  discard(): void
+}
+
 interface Job {
   readonly work: () => unknown
   readonly resolve: (value: unknown) => void
@@ -23,7 +31,9 @@ type Outcome =
  * A write can `defer` statements to the end of its group: they run after every write of the group
  * and before COMMIT, and are dropped with the write if it fails. FTS5 writes its pending terms to
  * disk as a new segment at every savepoint, so its inserts are deferred: one segment per group
- * instead of one per write, and far less merging (see `SqliteBeneficiaryStore`).
+ * instead of one per write, and far less merging (see `SqliteBeneficiaryStore`). Writes that
+ * add to the same rows, such as the list counters, merge them in a `GroupFinisher`, which
+ * writes once per group after the deferred statements.
  */
 export class SqliteGroupCommit {
   readonly #db: BetterSqlite3.Database
@@ -31,6 +41,7 @@ export class SqliteGroupCommit {
   readonly #commit: BetterSqlite3.Statement
   readonly #rollback: BetterSqlite3.Statement
   readonly #flushLater = (): void => this.flush()
+  readonly #finishers: GroupFinisher[] = []
   #queue: Job[] = []
   /** The statements deferred by the writes of the group being written; `undefined` between groups. */
   #deferred: (() => void)[] | undefined
@@ -61,6 +72,14 @@ export class SqliteGroupCommit {
   defer(write: () => void): void {
     if (this.#deferred === undefined) throw new TypeError('defer() is for writes run by a group')
     this.#deferred.push(write)
+  }
+
+  /**
+   * Has every group run `finisher.finish()` after its deferred statements and before COMMIT (if
+   * it throws, the whole group fails), and `finisher.discard()` when the group fails.
+   */
+  finishEach(finisher: GroupFinisher): void {
+    this.#finishers.push(finisher)
   }
 
   /** Commits the pending group now (a no-op when there is none); `close()` calls it first. */
@@ -105,9 +124,11 @@ export class SqliteGroupCommit {
       })
       this.#deferred = undefined
       for (const write of deferred) write()
+      for (const finisher of this.#finishers) finisher.finish()
       if (own) this.#commit.run()
       return outcomes
     } catch (error) {
+      for (const finisher of this.#finishers) finisher.discard()
       if (own && this.#db.inTransaction) this.#rollback.run()
       throw error
     } finally {

@@ -287,7 +287,7 @@ export async function seedBeneficiaries(
   const fiscalCodes = new Set<string>()
 
   const { insert } = prepareWriteStatements(db)
-  const counters = new SqliteCounters(db).batch()
+  const counters = new SqliteCounters(db)
   // The names come from short lists: their keys are worth computing once.
   const keysByName = new Map<string, NameKeys>()
   // Search words and history entries follow from the rows: one INSERT … SELECT each, after the
@@ -361,7 +361,7 @@ export async function seedBeneficiaries(
       const version = record.status === 'pending' ? 1 : 2
       const id = Number(insert.run(toColumns(record, version, keys)).lastInsertRowid)
       if (i === 0) firstId = id
-      counters.count({ ...record, ...keys, id })
+      counters.add({ ...record, ...keys, id })
     }
     if (options.count > 0) {
       addWords.run({ firstId })

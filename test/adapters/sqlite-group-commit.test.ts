@@ -115,6 +115,70 @@ describe('SqliteGroupCommit.defer', () => {
   })
 })
 
+describe('SqliteGroupCommit.finishEach', () => {
+  it('finishes each group once, after its deferred statements and before COMMIT', async () => {
+    const { db, log, logged } = scratchDatabase()
+    const group = new SqliteGroupCommit(db)
+    let groups = 0
+    group.finishEach({
+      finish: () => {
+        groups += 1
+        log(`finish ${groups} (in transaction: ${db.inTransaction})`)
+      },
+      discard: () => assert.fail('no group failed'),
+    })
+    try {
+      await Promise.all([
+        group.run(() => group.defer(() => log('deferred 1'))),
+        group.run(() => group.defer(() => log('deferred 2'))),
+      ])
+      await group.run(() => log('second group'))
+      assert.deepEqual(logged(), [
+        'deferred 1',
+        'deferred 2',
+        'finish 1 (in transaction: true)',
+        'second group',
+        'finish 2 (in transaction: true)',
+      ])
+    } finally {
+      db.close()
+    }
+  })
+
+  it('discards when the group fails, and fails the group when finishing throws', async () => {
+    const { db, log, logged } = scratchDatabase()
+    const group = new SqliteGroupCommit(db)
+    const calls: string[] = []
+    let failFinish = false
+    group.finishEach({
+      finish: () => {
+        calls.push('finish')
+        if (failFinish) throw new Error('finishing failed')
+      },
+      discard: () => calls.push('discard'),
+    })
+    try {
+      const failedDeferral = await Promise.allSettled([
+        group.run(() => log('kept?')),
+        group.run(() => group.defer(() => log('kept?'))),
+      ])
+      assert.deepEqual(
+        failedDeferral.map((o) => o.status),
+        ['rejected', 'rejected'],
+      )
+      assert.deepEqual(calls, ['discard'], 'a group that failed is not finished')
+      failFinish = true
+      const failedFinish = await Promise.allSettled([group.run(() => log('not kept'))])
+      assert.equal(failedFinish[0]?.status, 'rejected')
+      assert.deepEqual(calls, ['discard', 'finish', 'discard'])
+      assert.deepEqual(logged(), [])
+      assert.equal(db.inTransaction, false)
+    } finally {
+      db.close()
+    }
+  })
+})
+
 describe('search words written once per group (D16)', () => {
   it('indexes the writes of a group that succeed, and not the one that failed', async () => {
     const storage = await openSqliteStorage({ path: ':memory:' })
