@@ -21,6 +21,8 @@ export interface Measurement {
   readonly cpuUsPerRequest: number
   /** Share of the machine's CPU time the hypervisor gave to other tenants meanwhile, in %. */
   readonly stealPercent: number
+  /** Measurements taken (more than one when steal went over the limit); this one had the least. */
+  readonly attempts: number
 }
 
 type Figure = 'requestsPerSecond' | 'p50Ms' | 'p99Ms' | 'cpuUsPerRequest'

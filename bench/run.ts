@@ -7,8 +7,13 @@
  * with every figure as a ratio to the limit and to the peer of the same run, and writes it as
  * JSON to `bench/results/`. Every process it starts is stopped, also on error and on SIGINT.
  *
+ * A measurement during which the hypervisor gave more than `--max-steal` % of the machine's CPU
+ * time to other tenants is taken again, up to `--retries` times, and the one with the least steal
+ * kept: the decision looks at the machine, never at the figures, and every target gets the same.
+ *
  * Options: `--duration S` (10), `--warmup S` (2), `--connections N` (50), `--rows N`
- * (1,000,000), `--only get,list,…`, `--targets limit,peer,uws,node`.
+ * (1,000,000), `--only get,list,…`, `--targets limit,peer,uws,node`, `--max-steal P` (2),
+ * `--retries N` (2).
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, release, totalmem } from 'node:os'
@@ -38,6 +43,8 @@ const { values } = parseArgs({
     rows: { type: 'string', default: '1000000' },
     only: { type: 'string' },
     targets: { type: 'string', default: TARGETS.join(',') },
+    'max-steal': { type: 'string', default: '2' },
+    retries: { type: 'string', default: '2' },
   },
 })
 
@@ -45,6 +52,8 @@ const durationSeconds = wholeNumber('--duration', values.duration, 1, 600)
 const warmupSeconds = wholeNumber('--warmup', values.warmup, 0, 60)
 const connections = wholeNumber('--connections', values.connections, 1, 10_000)
 const rows = wholeNumber('--rows', values.rows, 1_000, 100_000_000)
+const maxStealPercent = wholeNumber('--max-steal', values['max-steal'], 0, 100)
+const retries = wholeNumber('--retries', values.retries, 0, 5)
 const scenarios = pick(
   '--only',
   values.only,
@@ -111,27 +120,22 @@ async function main(): Promise<void> {
         await waitUntilIdle(target.baseUrl)
         if (warmupSeconds > 0) await runWrk(group, { ...run, durationSeconds: warmupSeconds })
         await waitUntilIdle(target.baseUrl)
-        const cpuBefore = processCpuMs(target.process.pid)
-        const machineBefore = machineCpuTicks()
-        const result = await runWrk(group, { ...run, durationSeconds })
-        const cpuMs = processCpuMs(target.process.pid) - cpuBefore
-        const machineAfter = machineCpuTicks()
-        const machineTicks = machineAfter.total - machineBefore.total
-        const measurement: Measurement = {
-          scenario: scenario.name,
-          target: targetName,
-          requestsPerSecond: result.requests / (result.duration_us / 1e6),
-          p50Ms: result.p50_us / 1000,
-          p99Ms: result.p99_us / 1000,
-          non2xx: result.non2xx,
-          socketErrors:
-            result.connect_errors + result.read_errors + result.write_errors + result.timeouts,
-          peakRssMb: peakRssMb(target.process.pid),
-          cpuUsPerRequest: result.requests === 0 ? 0 : (cpuMs * 1000) / result.requests,
-          stealPercent:
-            machineTicks <= 0
-              ? 0
-              : ((machineAfter.steal - machineBefore.steal) * 100) / machineTicks,
+        let measurement = await measure(target.process.pid, targetName, scenario.name, run, 1)
+        for (
+          let attempt = 2;
+          attempt <= 1 + retries && measurement.stealPercent > maxStealPercent;
+          attempt++
+        ) {
+          console.log(
+            `${targetName.padEnd(5)} ${scenario.name.padEnd(7)} steal ` +
+              `${measurement.stealPercent.toFixed(1)} % > ${maxStealPercent} %: measuring again`,
+          )
+          await waitUntilIdle(target.baseUrl)
+          const again = await measure(target.process.pid, targetName, scenario.name, run, attempt)
+          measurement =
+            again.stealPercent < measurement.stealPercent
+              ? again
+              : { ...measurement, attempts: attempt }
         }
         measurements.push(measurement)
         console.log(
@@ -139,7 +143,8 @@ async function main(): Promise<void> {
             `${Math.round(measurement.requestsPerSecond).toLocaleString('en-US').padStart(8)} req/s  ` +
             `p50 ${measurement.p50Ms.toFixed(2)} ms  p99 ${measurement.p99Ms.toFixed(2)} ms  ` +
             `non-2xx ${measurement.non2xx}  CPU ${measurement.cpuUsPerRequest.toFixed(1)} µs/req  ` +
-            `steal ${measurement.stealPercent.toFixed(1)} %`,
+            `steal ${measurement.stealPercent.toFixed(1)} %` +
+            (measurement.attempts > 1 ? ` (least of ${measurement.attempts} attempts)` : ''),
         )
       }
     } finally {
@@ -189,6 +194,8 @@ async function main(): Promise<void> {
           rows,
           targets,
           scenarios: scenarios.map((s) => s.name),
+          maxStealPercent,
+          retries,
         },
         data: {
           rows: data.rows,
@@ -206,6 +213,37 @@ async function main(): Promise<void> {
     )}\n`,
   )
   console.log(`\nwritten to ${file}`)
+}
+
+/** One measurement of a scenario on a running target: wrk for the duration, with its costs. */
+async function measure(
+  pid: number | undefined,
+  target: TargetName,
+  scenario: string,
+  run: Omit<Parameters<typeof runWrk>[1], 'durationSeconds'>,
+  attempts: number,
+): Promise<Measurement> {
+  const cpuBefore = processCpuMs(pid)
+  const machineBefore = machineCpuTicks()
+  const result = await runWrk(group, { ...run, durationSeconds })
+  const cpuMs = processCpuMs(pid) - cpuBefore
+  const machineAfter = machineCpuTicks()
+  const machineTicks = machineAfter.total - machineBefore.total
+  return {
+    scenario,
+    target,
+    requestsPerSecond: result.requests / (result.duration_us / 1e6),
+    p50Ms: result.p50_us / 1000,
+    p99Ms: result.p99_us / 1000,
+    non2xx: result.non2xx,
+    socketErrors:
+      result.connect_errors + result.read_errors + result.write_errors + result.timeouts,
+    peakRssMb: peakRssMb(pid),
+    cpuUsPerRequest: result.requests === 0 ? 0 : (cpuMs * 1000) / result.requests,
+    stealPercent:
+      machineTicks <= 0 ? 0 : ((machineAfter.steal - machineBefore.steal) * 100) / machineTicks,
+    attempts,
+  }
 }
 
 function wholeNumber(name: string, text: string, min: number, max: number): number {
