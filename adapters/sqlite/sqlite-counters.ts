@@ -93,95 +93,10 @@ export class SqliteCounters {
           .where('day', '=', slot('day')),
       ),
     }
-    this.#block = {
-      add: new SqliteQuery(
-        db,
-        queryBuilder
-          .insertInto('beneficiary_block_counts')
-          .values({ status: slot('status'), block: slot('block'), n: slot('n') })
-          .onConflict((oc) =>
-            oc.columns(['status', 'block']).doUpdateSet((eb) => ({
-              n: sql<number>`${eb.ref('beneficiary_block_counts.n')} + ${eb.ref('excluded.n')}`,
-            })),
-          ),
-      ),
-      subtract: new SqliteQuery(
-        db,
-        queryBuilder
-          .updateTable('beneficiary_block_counts')
-          .set((eb) => ({ n: eb('n', '-', slot('n')) }))
-          .where('status', '=', slot('status'))
-          .where('block', '=', slot('block')),
-      ),
-    }
-    this.#updated = {
-      add: new SqliteQuery(
-        db,
-        queryBuilder
-          .insertInto('beneficiary_updated_counts')
-          .values({ ...day, n: slot('n') })
-          .onConflict((oc) =>
-            oc.columns(['status', 'day']).doUpdateSet((eb) => ({
-              n: sql<number>`${eb.ref('beneficiary_updated_counts.n')} + ${eb.ref('excluded.n')}`,
-            })),
-          ),
-      ),
-      subtract: new SqliteQuery(
-        db,
-        queryBuilder
-          .updateTable('beneficiary_updated_counts')
-          .set((eb) => ({ n: eb('n', '-', slot('n')) }))
-          .where('status', '=', slot('status'))
-          .where('day', '=', slot('day')),
-      ),
-    }
-    this.#name = {
-      add: new SqliteQuery(
-        db,
-        queryBuilder
-          .insertInto('beneficiary_name_counts')
-          .values({
-            name: slot('name'),
-            status: slot('status'),
-            prefix: slot('prefix'),
-            n: slot('n'),
-          })
-          .onConflict((oc) =>
-            oc.columns(['name', 'status', 'prefix']).doUpdateSet((eb) => ({
-              n: sql<number>`${eb.ref('beneficiary_name_counts.n')} + ${eb.ref('excluded.n')}`,
-            })),
-          ),
-      ),
-      subtract: new SqliteQuery(
-        db,
-        queryBuilder
-          .updateTable('beneficiary_name_counts')
-          .set((eb) => ({ n: eb('n', '-', slot('n')) }))
-          .where('name', '=', slot('name'))
-          .where('status', '=', slot('status'))
-          .where('prefix', '=', slot('prefix')),
-      ),
-    }
-    this.#status = {
-      add: new SqliteQuery(
-        db,
-        queryBuilder
-          .insertInto('beneficiary_status_counts')
-          .values({ status: slot('status'), n: slot('n') })
-          .onConflict((oc) =>
-            oc.column('status').doUpdateSet((eb) => ({
-              n: sql<number>`${eb.ref('beneficiary_status_counts.n')} + ${eb.ref('excluded.n')}`,
-            })),
-          ),
-      ),
-      subtract: new SqliteQuery(
-        db,
-        queryBuilder
-          .updateTable('beneficiary_status_counts')
-          .set((eb) => ({ n: eb('n', '-', slot('n')) }))
-          .where('status', '=', slot('status')),
-      ),
-    }
+    this.#block = counterTable(db, 'beneficiary_block_counts', ['status', 'block'])
+    this.#updated = counterTable(db, 'beneficiary_updated_counts', ['status', 'day'])
+    this.#name = counterTable(db, 'beneficiary_name_counts', ['name', 'status', 'prefix'])
+    this.#status = counterTable(db, 'beneficiary_status_counts', ['status'])
   }
 
   /** Counts a record in. */
@@ -268,6 +183,34 @@ export class SqliteCounters {
       pending.minId = Math.min(pending.minId, id)
       pending.maxId = Math.max(pending.maxId, id)
     }
+  }
+}
+
+/** The statements of a counter table keyed by `keys` and counting in `n` (all but the days'). */
+function counterTable(
+  db: BetterSqlite3.Database,
+  table:
+    | 'beneficiary_block_counts'
+    | 'beneficiary_updated_counts'
+    | 'beneficiary_name_counts'
+    | 'beneficiary_status_counts',
+  keys: readonly string[],
+): CounterTable {
+  const values: Record<string, never> = { n: slot('n') }
+  for (const key of keys) values[key] = slot(key)
+  const subtract = keys.reduce(
+    (query, key) => query.where(key as never, '=', slot(key)),
+    queryBuilder.updateTable(table).set((eb) => ({ n: eb('n', '-', slot('n')) })),
+  )
+  return {
+    add: new SqliteQuery(
+      db,
+      queryBuilder
+        .insertInto(table)
+        .values(values as never)
+        .onConflict((oc) => oc.columns(keys as never).doUpdateSet({ n: sql`n + excluded.n` })),
+    ),
+    subtract: new SqliteQuery(db, subtract),
   }
 }
 
