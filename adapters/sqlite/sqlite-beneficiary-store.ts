@@ -381,6 +381,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
       : { words: undefined, sort_first: current.sort_first, sort_last: current.sort_last }
     const columns = toColumns(next, next.version, keys)
     const update = this.#updateQuery(current, columns)
+    // Only now: the statement is chosen by the columns that change, and these two are not columns.
     const values: Record<string, unknown> = columns
     values.id = next.id
     values.expected_version = expectedVersion

@@ -68,13 +68,18 @@ export class SqliteCounters {
   #pending = new Map<string, Pending>()
 
   constructor(db: BetterSqlite3.Database) {
-    const day = { status: slot('status'), day: slot('day') }
     this.#day = {
       add: new SqliteQuery(
         db,
         queryBuilder
           .insertInto('beneficiary_day_counts')
-          .values({ ...day, n: slot('n'), min_id: slot('min_id'), max_id: slot('max_id') })
+          .values({
+            status: slot('status'),
+            day: slot('day'),
+            n: slot('n'),
+            min_id: slot('min_id'),
+            max_id: slot('max_id'),
+          })
           .onConflict((oc) =>
             oc.columns(['status', 'day']).doUpdateSet((eb) => ({
               n: sql<number>`${eb.ref('beneficiary_day_counts.n')} + ${eb.ref('excluded.n')}`,
