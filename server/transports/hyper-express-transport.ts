@@ -12,10 +12,22 @@ import {
   type TransportOptions,
 } from './transport.js'
 import { AnswerBatch } from './answer-batch.js'
+import { InFlight } from './in-flight.js'
 import { TransportUnavailableError } from './transport-unavailable-error.js'
 
 type HyperExpressModule = typeof HyperExpress
 type RawResponse = Response['raw']
+
+/** One request taken from uWS, until it is settled. */
+interface Exchange {
+  readonly req: Request
+  readonly res: Response
+  /** The socket peer, as uWS writes it. */
+  readonly address: string
+  readonly receivedAt: number
+  /** Its place in the transport's `InFlight`. */
+  slot: number
+}
 
 const FAILED: ApiResponse = {
   status: 500,
@@ -59,7 +71,7 @@ class HyperExpressTransport {
   readonly #server: Server
   readonly #cap: number
   readonly #timeoutMs: number
-  readonly #inFlight = new Set<Response>()
+  readonly #inFlight = new InFlight<Exchange>()
   readonly #answers = new AnswerBatch()
   #closing = false
   #drained: (() => void) | undefined
@@ -70,10 +82,10 @@ class HyperExpressTransport {
   #head = false
   #close = false
   readonly #flush = (): void => this.#writeCorked()
-  readonly #onTimeout = (req: Request, res: Response, address: string, at: number): void => {
+  readonly #onTimeout = (exchange: Exchange): void => {
     // A client that went away while sending its body never reaches #dispatch: settle it here.
-    if (res.completed) this.#settle(res)
-    else void this.#dispatch(req, res, address, undefined, 'timeout', at, true)
+    if (exchange.res.completed) this.#settle(exchange)
+    else void this.#dispatch(exchange, undefined, 'timeout', true)
   }
 
   constructor(handler: ApiHandler, options: TransportOptions, hyperExpress: HyperExpressModule) {
@@ -105,49 +117,37 @@ class HyperExpressTransport {
   }
 
   #accept(req: Request, res: Response): void {
-    const receivedAt = performance.now()
-    // The socket peer, from uWS itself (hyper-express's req.ip also looks at X-Forwarded-For);
-    // uWS writes IPv6 and mapped IPv4 in full, the handler canonicalises it.
-    const address = Buffer.from(res.raw.getRemoteAddressAsText()).toString('latin1')
-    this.#inFlight.add(res)
+    const exchange: Exchange = {
+      req,
+      res,
+      // The socket peer, from uWS itself (hyper-express's req.ip also looks at X-Forwarded-For);
+      // uWS writes IPv6 and mapped IPv4 in full, the handler canonicalises it.
+      address: Buffer.from(res.raw.getRemoteAddressAsText()).toString('latin1'),
+      receivedAt: performance.now(),
+      slot: -1,
+    }
+    exchange.slot = this.#inFlight.add(exchange)
     const headers = req.headers
     const length = headers['content-length']
     const chunked = headers['transfer-encoding'] !== undefined
     if (length === undefined ? !chunked : length === '0') {
-      void this.#dispatch(req, res, address, undefined, undefined, receivedAt, false)
+      void this.#dispatch(exchange, undefined, undefined, false)
     } else if (Number(length) > this.#cap) {
       // Whatever of the body still arrives is dropped; the answer closes the connection.
       res.raw.onData(ignoreChunk)
-      void this.#dispatch(req, res, address, undefined, 'too_large', receivedAt, true)
+      void this.#dispatch(exchange, undefined, 'too_large', true)
     } else {
-      void this.#read(req, res, address, chunked ? undefined : Number(length), receivedAt)
+      void this.#read(exchange, chunked ? undefined : Number(length))
     }
   }
 
-  async #read(
-    req: Request,
-    res: Response,
-    address: string,
-    length: number | undefined,
-    at: number,
-  ): Promise<void> {
-    const timer = setTimeout(this.#onTimeout, this.#timeoutMs, req, res, address, at).unref()
-    const body = await this.#collect(res, length)
+  async #read(exchange: Exchange, length: number | undefined): Promise<void> {
+    const timer = setTimeout(this.#onTimeout, this.#timeoutMs, exchange).unref()
+    const body = await this.#collect(exchange.res, length)
     clearTimeout(timer)
-    if (res.completed) return
-    if (body === undefined) {
-      void this.#dispatch(req, res, address, undefined, 'too_large', at, true)
-    } else {
-      void this.#dispatch(
-        req,
-        res,
-        address,
-        body.byteLength === 0 ? undefined : body,
-        undefined,
-        at,
-        false,
-      )
-    }
+    if (exchange.res.completed) return
+    if (body === undefined) void this.#dispatch(exchange, undefined, 'too_large', true)
+    else void this.#dispatch(exchange, body.byteLength === 0 ? undefined : body, undefined, false)
   }
 
   /**
@@ -183,14 +183,12 @@ class HyperExpressTransport {
   }
 
   async #dispatch(
-    req: Request,
-    res: Response,
-    address: string,
+    exchange: Exchange,
     body: Uint8Array | undefined,
     bodyError: ApiRequest['bodyError'],
-    receivedAt: number,
     early: boolean,
   ): Promise<void> {
+    const { req, res } = exchange
     let response: ApiResponse
     try {
       response = await this.#handler({
@@ -200,8 +198,8 @@ class HyperExpressTransport {
         headers: req.headers,
         body,
         bodyError,
-        remoteAddress: address,
-        receivedAt,
+        remoteAddress: exchange.address,
+        receivedAt: exchange.receivedAt,
       })
     } catch {
       response = FAILED
@@ -212,12 +210,12 @@ class HyperExpressTransport {
     this.#answers.add(() => {
       // A client that went away meanwhile is marked completed by hyper-express.
       if (!res.completed) this.#write(res, response, head, close)
-      this.#settle(res)
+      this.#settle(exchange)
     })
   }
 
-  #settle(res: Response): void {
-    this.#inFlight.delete(res)
+  #settle(exchange: Exchange): void {
+    this.#inFlight.release(exchange.slot, exchange)
     if (this.#inFlight.size === 0) this.#drained?.()
   }
 
@@ -249,7 +247,9 @@ class HyperExpressTransport {
   async #shutdown(graceMs: number): Promise<void> {
     this.#closing = true
     this.#server.close()
-    for (const res of this.#inFlight) if (res.completed) this.#inFlight.delete(res)
+    for (const [slot, exchange] of this.#inFlight.entries()) {
+      if (exchange.res.completed) this.#inFlight.release(slot, exchange)
+    }
     if (this.#inFlight.size > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, graceMs)
@@ -259,8 +259,10 @@ class HyperExpressTransport {
         }
       })
     }
-    for (const res of this.#inFlight) res.close()
-    this.#inFlight.clear()
+    for (const [slot, exchange] of this.#inFlight.entries()) {
+      this.#inFlight.release(slot, exchange)
+      exchange.res.close()
+    }
   }
 }
 

@@ -489,6 +489,28 @@ export function transportSuite(transport: TransportName): void {
       await closing
       await assert.rejects(fetch(`${slow.server.url}/healthz`))
     })
+
+    it(
+      'close() ends a request still running once its grace is over',
+      { timeout: 10_000 },
+      async () => {
+        let entered: () => void = () => {}
+        const inside = new Promise<void>((resolve) => (entered = resolve))
+        const stuck = await start({
+          wrap: (service) =>
+            delegateTo(service, {
+              ready: () => {
+                entered()
+                return new Promise<never>(() => {})
+              },
+            }),
+        })
+        const pending = fetch(`${stuck.server.url}/readyz`)
+        await inside
+        await stuck.server.close(50)
+        await assert.rejects(pending, 'the connection of the stuck request was closed')
+      },
+    )
   })
 
   describe(`shutting the ${transport} transport down`, () => {
