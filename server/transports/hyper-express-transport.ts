@@ -22,9 +22,9 @@ type RawResponse = Response['raw']
 interface Exchange {
   readonly req: Request
   readonly res: Response
+  readonly receivedAt: number
   /** The socket peer, as uWS writes it. */
   readonly address: string
-  readonly receivedAt: number
   /** Its place in the transport's `InFlight`. */
   slot: number
 }
@@ -120,10 +120,10 @@ class HyperExpressTransport {
     const exchange: Exchange = {
       req,
       res,
+      receivedAt: performance.now(),
       // The socket peer, from uWS itself (hyper-express's req.ip also looks at X-Forwarded-For);
       // uWS writes IPv6 and mapped IPv4 in full, the handler canonicalises it.
       address: Buffer.from(res.raw.getRemoteAddressAsText()).toString('latin1'),
-      receivedAt: performance.now(),
       slot: -1,
     }
     exchange.slot = this.#inFlight.add(exchange)
