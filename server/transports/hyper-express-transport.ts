@@ -29,6 +29,10 @@ interface Exchange {
   slot: number
 }
 
+/** What `#collect` settles with instead of a body. */
+const TOO_LARGE = Symbol('too large')
+const TIMED_OUT = Symbol('timed out')
+
 const FAILED: ApiResponse = {
   status: 500,
   headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
@@ -82,11 +86,6 @@ class HyperExpressTransport {
   #head = false
   #close = false
   readonly #flush = (): void => this.#writeCorked()
-  readonly #onTimeout = (exchange: Exchange): void => {
-    // A client that went away while sending its body never reaches #dispatch: settle it here.
-    if (exchange.res.completed) this.#settle(exchange)
-    else void this.#dispatch(exchange, undefined, 'timeout', true)
-  }
 
   constructor(handler: ApiHandler, options: TransportOptions, hyperExpress: HyperExpressModule) {
     this.#handler = handler
@@ -142,25 +141,36 @@ class HyperExpressTransport {
   }
 
   async #read(exchange: Exchange, length: number | undefined): Promise<void> {
-    const timer = setTimeout(this.#onTimeout, this.#timeoutMs, exchange).unref()
     const body = await this.#collect(exchange.res, length)
-    clearTimeout(timer)
-    if (exchange.res.completed) return
-    if (body === undefined) void this.#dispatch(exchange, undefined, 'too_large', true)
-    else void this.#dispatch(exchange, body.byteLength === 0 ? undefined : body, undefined, false)
+    if (exchange.res.completed) {
+      // The client went away meanwhile: nothing to answer.
+      this.#settle(exchange)
+    } else if (body === TIMED_OUT) {
+      void this.#dispatch(exchange, undefined, 'timeout', true)
+    } else if (body === TOO_LARGE) {
+      void this.#dispatch(exchange, undefined, 'too_large', true)
+    } else {
+      void this.#dispatch(exchange, body.byteLength === 0 ? undefined : body, undefined, false)
+    }
   }
 
   /**
    * Reads the body from uWS directly, in place of hyper-express's readers (their stream stalls
    * on chunked bodies past its high-water mark): into one buffer of the announced length, or
-   * chunk by chunk up to the cap. Resolves `undefined` once the cap is passed.
+   * chunk by chunk up to the cap. Settles once, with whichever comes first: the whole body,
+   * `TOO_LARGE` once the cap is passed, or `TIMED_OUT` after `requestTimeoutMs`; so a body that
+   * arrives in the turn its time ran out cannot be handled after its 408 was decided.
    */
-  #collect(res: Response, length: number | undefined): Promise<Uint8Array | undefined> {
+  #collect(
+    res: Response,
+    length: number | undefined,
+  ): Promise<Uint8Array | typeof TOO_LARGE | typeof TIMED_OUT> {
     const cap = this.#cap
     return new Promise((resolve) => {
       let size = 0
       const whole = length === undefined ? undefined : new Uint8Array(length)
       const chunks: Uint8Array[] = []
+      const timer = setTimeout(resolve, this.#timeoutMs, TIMED_OUT).unref()
       res.raw.onData((chunk: ArrayBuffer, last: boolean) => {
         if (size > cap) return
         // uWS reuses the chunk's memory after this callback: copy it.
@@ -171,13 +181,17 @@ class HyperExpressTransport {
         ) {
           size = cap + 1
           chunks.length = 0
-          resolve(undefined)
+          clearTimeout(timer)
+          resolve(TOO_LARGE)
           return
         }
         if (whole === undefined) chunks.push(bytes.slice())
         else whole.set(bytes, size)
         size += bytes.byteLength
-        if (last) resolve(whole ?? concat(chunks, size))
+        if (last) {
+          clearTimeout(timer)
+          resolve(whole ?? concat(chunks, size))
+        }
       })
     })
   }
