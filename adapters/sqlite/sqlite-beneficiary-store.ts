@@ -2,7 +2,6 @@ import type BetterSqlite3 from 'better-sqlite3'
 import type { Selectable } from 'kysely'
 import type {
   BeneficiaryRecord,
-  BeneficiaryStatus,
   BeneficiarySummary,
   FieldChange,
   HistoryAction,
@@ -64,6 +63,26 @@ type CurrentRow = Pick<
  * way: twice the rate claims are made, so the table stays small, while most creates skip the
  * delete (it cost as much as inserting the record).
  */
+/** The columns of a record, in the order `recordOf` takes them. */
+const RECORD_COLUMNS = [
+  'id',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'date_of_birth',
+  'fiscal_code',
+  'address_street',
+  'address_city',
+  'address_postal_code',
+  'address_country',
+  'metadata',
+  'status',
+  'created_at',
+  'updated_at',
+  'version',
+] as const
+
 const PURGE_EVERY = 32
 const CLAIMS_PURGED = 64
 
@@ -87,6 +106,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   readonly #list: SqliteBeneficiaryList
   readonly #counters: SqliteCounters
   readonly #select: SqliteQuery<StoredRow>
+  readonly #selectRecord: SqliteQuery<never>
   readonly #selectCurrent: SqliteQuery<CurrentRow>
   readonly #insert: SqliteQuery<never>
   readonly #db: BetterSqlite3.Database
@@ -140,6 +160,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     group.finishEach({ finish: () => counters.flush(), discard: () => counters.discard() })
     const byId = queryBuilder.selectFrom('beneficiaries').where('id', '=', slot('id'))
     this.#select = new SqliteQuery(db, byId.selectAll())
+    this.#selectRecord = new SqliteQuery(db, byId.select(RECORD_COLUMNS))
     this.#selectCurrent = new SqliteQuery(
       db,
       byId.select([
@@ -240,8 +261,8 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   /** The record with this id, or `undefined`. */
   async get(id: number): Promise<BeneficiaryRecord | undefined> {
     this.#assertOpen()
-    const row = this.#select.get({ id })
-    return row === undefined ? undefined : toRecord(row)
+    const values = this.#selectRecord.getValues({ id })
+    return values === undefined ? undefined : recordOf(values)
   }
 
   /** One page of summaries matching `query`, with the exact total count. */
@@ -446,30 +467,47 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   }
 }
 
-function toRecord(row: StoredRow): BeneficiaryRecord {
+/**
+ * A record from the values of `RECORD_COLUMNS`, in that order. A point read takes the row as
+ * values: the driver's object for a row of 16 columns cost more than the lookup's page reads.
+ */
+function recordOf(values: readonly unknown[]): BeneficiaryRecord {
+  const [
+    id,
+    first_name,
+    last_name,
+    email,
+    phone,
+    date_of_birth,
+    fiscal_code,
+    street,
+    city,
+    postal_code,
+    country,
+    metadata,
+    status,
+    created_at,
+    updated_at,
+    version,
+  ] = values
   return {
-    id: row.id,
-    first_name: row.first_name,
-    last_name: row.last_name,
-    email: row.email,
-    phone: row.phone,
-    date_of_birth: row.date_of_birth,
-    fiscal_code: row.fiscal_code,
+    id,
+    first_name,
+    last_name,
+    email,
+    phone,
+    date_of_birth,
+    fiscal_code,
     address:
-      row.address_street === null
+      street === null
         ? null
-        : {
-            street: row.address_street,
-            city: row.address_city ?? '',
-            postal_code: row.address_postal_code ?? '',
-            country: row.address_country ?? '',
-          },
-    status: row.status as BeneficiaryStatus,
-    metadata: JSON.parse(row.metadata) as Metadata,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    version: row.version,
-  }
+        : { street, city: city ?? '', postal_code: postal_code ?? '', country: country ?? '' },
+    status,
+    metadata: JSON.parse(metadata as string) as Metadata,
+    created_at,
+    updated_at,
+    version,
+  } as BeneficiaryRecord
 }
 
 /** What was inserted, read back from the input rather than from the database. */

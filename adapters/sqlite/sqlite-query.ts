@@ -74,8 +74,19 @@ export class SqliteQuery<Row> {
    */
   allValues(values: SlotValues = {}): unknown[][] {
     try {
-      this.#values ??= this.#statement.database.prepare<unknown[], unknown[]>(this.sql).raw(true)
-      return this.#values.all(...this.#bind(values))
+      return this.#raw().all(...this.#bind(values))
+    } catch (error) {
+      throw translateStorageFailure(error)
+    }
+  }
+
+  /**
+   * The first row as an array of its column values, in the order of the select, or
+   * `undefined`: cheaper than `get` for a wide row, as the driver then builds no object.
+   */
+  getValues(values: SlotValues = {}): unknown[] | undefined {
+    try {
+      return this.#raw().get(...this.#bind(values))
     } catch (error) {
       throw translateStorageFailure(error)
     }
@@ -97,6 +108,11 @@ export class SqliteQuery<Row> {
     } catch (error) {
       throw translateStorageFailure(error)
     }
+  }
+
+  #raw(): BetterSqlite3.Statement<unknown[], unknown[]> {
+    this.#values ??= this.#statement.database.prepare<unknown[], unknown[]>(this.sql).raw(true)
+    return this.#values
   }
 
   #bind(values: SlotValues): unknown[] {
