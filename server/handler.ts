@@ -141,7 +141,7 @@ class RequestHandler {
         return { response: plain(200, this.#openApi, requestId) }
       default:
     }
-    const ctx = this.#context(request, requestId)
+    const ctx = this.#context(request, requestId, operation === 'login' || operation === 'refresh')
     const service = this.#service
     const id = match.id!
     let result: Result<unknown>
@@ -196,11 +196,18 @@ class RequestHandler {
     return { response, clientId: result.clientId }
   }
 
-  #context(request: ApiRequest, requestId: string): RequestContext {
+  /**
+   * `ip` only for the operations limited per client address (login and refresh, D21): reading
+   * the peer from the socket is not free, and no other operation uses it. Called before the
+   * first `await` of a request, while a transport can still read its socket.
+   */
+  #context(request: ApiRequest, requestId: string, withIp: boolean): RequestContext {
     const headers = request.headers
     return {
       token: bearerToken(headers['authorization']),
-      ip: this.#clientIp.resolve(request.remoteAddress, headers['x-forwarded-for']),
+      ip: withIp
+        ? this.#clientIp.resolve(request.remoteAddress, headers['x-forwarded-for'])
+        : undefined,
       requestId,
       idempotencyKey: headers['idempotency-key'],
       ifMatch: headers['if-match'],

@@ -696,6 +696,36 @@ describe('rate limits (D19, D20, D21)', () => {
     assert.equal((await call(handler, 'POST', '/v3/auth/login', from('203.0.113.10'))).status, 401)
   })
 
+  it('D21: reads the peer address for login and refresh only, before its first await', async () => {
+    const world = await createTestHandler()
+    const { access, refresh } = await login(world.handler, world.writer)
+    const reads: string[] = []
+    // A transport may work the address out on demand, while its socket is still there: the
+    // handler reads it in the same synchronous run that received the request, or never.
+    const request = (method: string, path: string, body?: unknown) => {
+      let received = true
+      queueMicrotask(() => (received = false))
+      return {
+        method,
+        path,
+        query: '',
+        headers: { authorization: `Bearer ${access}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(body)),
+        get remoteAddress(): string {
+          reads.push(`${method} ${path}${received ? '' : ' (too late)'}`)
+          return '192.0.2.9'
+        },
+      }
+    }
+    const get = await world.handler(request('GET', '/v3/beneficiaries'))
+    assert.equal(get.status, 200)
+    const body = { client_id: world.writer.client_id, client_secret: world.writer.client_secret }
+    assert.equal((await world.handler(request('POST', '/v3/auth/login', body))).status, 200)
+    const renewal = { refresh_token: refresh }
+    assert.equal((await world.handler(request('POST', '/v3/auth/refresh', renewal))).status, 200)
+    assert.deepEqual(reads, ['POST /v3/auth/login', 'POST /v3/auth/refresh'])
+  })
+
   it('D21: health, readiness and the document are not rate limited', async () => {
     const { handler } = await createTestHandler({ limits: { auth: 1, write: 1, standard: 1 } })
     for (let i = 0; i < 5; i++) {
