@@ -58,11 +58,6 @@ type CurrentRow = Pick<
   | 'sort_last'
 >
 
-/**
- * Every this many creates with a claim, one deletes up to `CLAIMS_PURGED` expired claims on its
- * way: twice the rate claims are made, so the table stays small, while most creates skip the
- * delete (it cost as much as inserting the record).
- */
 /** The columns of a record, in the order `recordOf` takes them. */
 const RECORD_COLUMNS = [
   'id',
@@ -83,6 +78,11 @@ const RECORD_COLUMNS = [
   'version',
 ] as const
 
+/**
+ * Every this many creates with a claim, one deletes up to `CLAIMS_PURGED` expired claims on its
+ * way: twice the rate claims are made, so the table stays small, while most creates skip the
+ * delete (it cost as much as inserting the record).
+ */
 const PURGE_EVERY = 32
 const CLAIMS_PURGED = 64
 

@@ -50,7 +50,7 @@ export class SqliteQuery<Row> {
   readonly sql: string
   readonly #statement: BetterSqlite3.Statement<unknown[], Row>
   readonly #parameters: readonly unknown[]
-  #values: BetterSqlite3.Statement<unknown[], unknown[]> | undefined
+  #rawStatement: BetterSqlite3.Statement<unknown[], unknown[]> | undefined
 
   constructor(db: BetterSqlite3.Database, query: Compilable) {
     const compiled = query.compile()
@@ -111,8 +111,10 @@ export class SqliteQuery<Row> {
   }
 
   #raw(): BetterSqlite3.Statement<unknown[], unknown[]> {
-    this.#values ??= this.#statement.database.prepare<unknown[], unknown[]>(this.sql).raw(true)
-    return this.#values
+    this.#rawStatement ??= this.#statement.database
+      .prepare<unknown[], unknown[]>(this.sql)
+      .raw(true)
+    return this.#rawStatement
   }
 
   #bind(values: SlotValues): unknown[] {

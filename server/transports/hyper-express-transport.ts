@@ -30,7 +30,7 @@ interface Exchange {
 /**
  * The handler's view of an exchange. The peer address is asked of uWS only when the handler
  * reads it (for the login limits): uWS answers with a new `ArrayBuffer`, whose allocation and
- * release cost 1.7–3.4 µs, a twentieth of a get by id. The handler reads it before its first
+ * release cost 1.7–3.4 µs, up to a tenth of a get by id. The handler reads it before its first
  * `await`, inside the uWS callback that dispatched the request; a response that is gone by then
  * has no address to give.
  */
