@@ -618,8 +618,8 @@ class Service implements BeneficiaryService {
         version: current.version + 1,
       }
       const outcome = await this.#storage.beneficiaries.update(
+        current,
         updated,
-        current.version,
         this.#entry(ctx, claims, now, action, changes),
       )
       if (outcome === 'done') return updated

@@ -122,20 +122,21 @@ export class MemoryBeneficiaryStore implements BeneficiaryStore {
 
   /**
    * Replaces the record with a copy of `next` and appends `entry` when the stored version is
-   * `expectedVersion`. `next` is stored as given: the caller sets its version.
+   * `previous.version`. `next` is stored as given: the caller sets its version. Only the version
+   * of `previous` is read: the stored record is at hand.
    *
    * @throws ConflictError with `field` `fiscal_code` when another record has `next`'s fiscal
    * code; nothing is written then.
    */
   async update(
+    previous: BeneficiaryRecord,
     next: BeneficiaryRecord,
-    expectedVersion: number,
     entry: HistoryEntry,
   ): Promise<WriteOutcome> {
     this.#assertOpen()
     const current = this.#records.get(next.id)
     if (current === undefined) return 'missing'
-    if (current.record.version !== expectedVersion) return 'conflict'
+    if (current.record.version !== previous.version) return 'conflict'
     this.#assertFiscalCodeFree(next.fiscal_code, next.id)
 
     this.#delete(current)

@@ -20,12 +20,13 @@ import type {
 } from '../../core/ports/beneficiary-store.js'
 import { SqliteBeneficiaryList } from './sqlite-beneficiary-list.js'
 import type { SqliteGroupCommit } from './sqlite-group-commit.js'
-import { SqliteCounters } from './sqlite-counters.js'
+import { type Counted, SqliteCounters } from './sqlite-counters.js'
 import type { SqliteDataVersion } from './sqlite-data-version.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import {
   beneficiarySlots,
   nameKeys,
+  type NameKeys,
   prepareWriteStatements,
   toColumns,
   toHistoryColumns,
@@ -78,6 +79,11 @@ const RECORD_COLUMNS = [
   'version',
 ] as const
 
+type SortKeys = Pick<NameKeys, 'sort_first' | 'sort_last'>
+
+/** The stand-in sort keys of an update that keeps the names and the status (see `#updateNow`). */
+const KEPT_KEYS: SortKeys = { sort_first: '', sort_last: '' }
+
 /**
  * Every this many creates with a claim, one deletes up to `CLAIMS_PURGED` expired claims on its
  * way: twice the rate claims are made, so the table stays small, while most creates skip the
@@ -105,7 +111,6 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   readonly #writes: SqliteGroupCommit
   readonly #list: SqliteBeneficiaryList
   readonly #counters: SqliteCounters
-  readonly #select: SqliteQuery<StoredRow>
   readonly #selectRecord: SqliteQuery<never>
   readonly #selectCurrent: SqliteQuery<CurrentRow>
   readonly #insert: SqliteQuery<never>
@@ -131,7 +136,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     ) => CreateOutcome
   >
   readonly #replace: BetterSqlite3.Transaction<
-    (next: BeneficiaryRecord, expectedVersion: number, entry: HistoryEntry) => WriteOutcome
+    (previous: BeneficiaryRecord, next: BeneficiaryRecord, entry: HistoryEntry) => WriteOutcome
   >
   readonly #remove: BetterSqlite3.Transaction<
     (id: number, expectedVersion: number | undefined, entry: HistoryEntry) => WriteOutcome
@@ -159,7 +164,6 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     const counters = this.#counters
     group.finishEach({ finish: () => counters.flush(), discard: () => counters.discard() })
     const byId = queryBuilder.selectFrom('beneficiaries').where('id', '=', slot('id'))
-    this.#select = new SqliteQuery(db, byId.selectAll())
     this.#selectRecord = new SqliteQuery(db, byId.select(RECORD_COLUMNS))
     this.#selectCurrent = new SqliteQuery(
       db,
@@ -252,8 +256,8 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     )
 
     this.#create = db.transaction((record, entry, claim) => this.#createNow(record, entry, claim))
-    this.#replace = db.transaction((next, expected, entry) =>
-      this.#updateNow(next, expected, entry),
+    this.#replace = db.transaction((previous, next, entry) =>
+      this.#updateNow(previous, next, entry),
     )
     this.#remove = db.transaction((id, expected, entry) => this.#removeNow(id, expected, entry))
   }
@@ -293,20 +297,21 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   }
 
   /**
-   * Replaces the record and appends `entry` when the stored version is `expectedVersion`.
-   * `next` is stored as given: the caller sets its version.
+   * Replaces the record and appends `entry` when the stored version is `previous.version`.
+   * `next` is stored as given: the caller sets its version. The record is not read again: what
+   * changes is worked out from `previous`, and the UPDATE itself checks the version.
    *
    * @throws ConflictError `validation_failed` with `field` `fiscal_code` when another record has
    * `next`'s fiscal code; nothing is written then.
    */
   async update(
+    previous: BeneficiaryRecord,
     next: BeneficiaryRecord,
-    expectedVersion: number,
     entry: HistoryEntry,
   ): Promise<WriteOutcome> {
     this.#assertOpen()
     try {
-      return await this.#writes.run(() => this.#replace(next, expectedVersion, entry))
+      return await this.#writes.run(() => this.#replace(previous, next, entry))
     } catch (error) {
       throw translate(error)
     }
@@ -391,39 +396,39 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     return { kind: 'created', record: toRecordFrom(record, id) }
   }
 
-  #updateNow(next: BeneficiaryRecord, expectedVersion: number, entry: HistoryEntry): WriteOutcome {
-    const current = this.#select.get({ id: next.id })
-    if (current === undefined) return 'missing'
-    if (current.version !== expectedVersion) return 'conflict'
-    const renamed = current.first_name !== next.first_name || current.last_name !== next.last_name
-    // Most updates keep the names: their keys are the stored ones, not worked out again.
-    const keys = renamed
-      ? nameKeys(next)
-      : { words: undefined, sort_first: current.sort_first, sort_last: current.sort_last }
-    const columns = toColumns(next, next.version, keys)
-    const update = this.#updateQuery(current, columns)
+  #updateNow(
+    previous: BeneficiaryRecord,
+    next: BeneficiaryRecord,
+    entry: HistoryEntry,
+  ): WriteOutcome {
+    const id = next.id
+    const renamed = previous.first_name !== next.first_name || previous.last_name !== next.last_name
+    const moved = previous.status !== next.status
+    // The search words and sort keys follow the names and the status, which most updates keep:
+    // worked out only when one of them changes. Otherwise both sides take the same stand-in,
+    // which leaves the sort columns out of the UPDATE and the name counters as they are.
+    const keys = renamed || moved ? nameKeys(next) : undefined
+    const after = keys ?? KEPT_KEYS
+    const before = renamed ? nameKeys(previous) : after
+    const columns = toColumns(next, next.version, after)
+    const update = this.#updateQuery(toColumns(previous, previous.version, before), columns)
     // Only now: the statement is chosen by the columns that change, and these two are not columns.
     const values: Record<string, unknown> = columns
-    values.id = next.id
-    values.expected_version = expectedVersion
-    update.run(values)
-    if (renamed || current.status !== next.status) {
-      const words = keys.words ?? nameKeys(next).words
+    values.id = id
+    values.expected_version = previous.version
+    if (update.run(values).changes === 0) {
+      return this.#selectCurrent.get({ id }) === undefined ? 'missing' : 'conflict'
+    }
+    if (keys !== undefined) {
       this.#writes.defer(() => {
-        this.#deleteWords.run({ id: next.id })
-        this.#insertWords.run({ id: next.id, words, status: next.status })
+        this.#deleteWords.run({ id })
+        this.#insertWords.run({ id, words: keys.words, status: next.status })
       })
     }
-    const counted = {
-      id: next.id,
-      status: next.status,
-      created_at: next.created_at,
-      updated_at: next.updated_at,
-      sort_first: keys.sort_first,
-      sort_last: keys.sort_last,
-    }
-    this.#writes.defer(() => this.#counters.replace(current, counted))
-    this.#insertHistory.run(toHistoryColumns(next.id, entry))
+    this.#writes.defer(() =>
+      this.#counters.replace(countedOf(previous, before), countedOf(next, after)),
+    )
+    this.#insertHistory.run(toHistoryColumns(id, entry))
     return 'done'
   }
 
@@ -432,10 +437,11 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
    * every index on a column named in SET, changed or not, and with seven indexes that tripled
    * the cost of an update. One prepared statement per set of columns, built on first use.
    */
-  #updateQuery(current: StoredRow, next: Readonly<Record<string, unknown>>): SqliteQuery<never> {
-    const changed = Object.keys(next).filter(
-      (column) => next[column] !== (current as unknown as Record<string, unknown>)[column],
-    )
+  #updateQuery(
+    before: Readonly<Record<string, unknown>>,
+    after: Readonly<Record<string, unknown>>,
+  ): SqliteQuery<never> {
+    const changed = Object.keys(after).filter((column) => after[column] !== before[column])
     const key = changed.join(',')
     let query = this.#updates.get(key)
     if (query === undefined) {
@@ -508,6 +514,18 @@ function recordOf(values: readonly unknown[]): BeneficiaryRecord {
     updated_at,
     version,
   } as BeneficiaryRecord
+}
+
+/** What the list counters look at in a record with these sort keys. */
+function countedOf(record: BeneficiaryRecord, keys: SortKeys): Counted {
+  return {
+    id: record.id,
+    status: record.status,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    sort_first: keys.sort_first,
+    sort_last: keys.sort_last,
+  }
 }
 
 /** What was inserted, read back from the input rather than from the database. */

@@ -103,14 +103,16 @@ export interface BeneficiaryStore {
   ): Promise<CreateOutcome>
 
   /**
-   * Replaces the record `next.id` with `next` and appends `entry`, in one transaction, only if
-   * its stored version is still `expectedVersion` (`next.version` is `expectedVersion + 1`).
-   * Returns `missing` when there is no such record and `conflict` when the version moved on.
+   * Replaces the record `previous` with `next` (same `id`) and appends `entry`, in one
+   * transaction, only if its stored version is still `previous.version` (`next.version` is
+   * `previous.version + 1`). `previous` is the record as `get` returned it at that version: an
+   * adapter may work out what changes from it, without reading the record again. Returns
+   * `missing` when there is no such record and `conflict` when the version moved on.
    * @throws ConflictError (`fiscal_code`) when the new fiscal code is in use; nothing is written.
    */
   update(
+    previous: BeneficiaryRecord,
     next: BeneficiaryRecord,
-    expectedVersion: number,
     entry: HistoryEntry,
   ): Promise<WriteOutcome>
 

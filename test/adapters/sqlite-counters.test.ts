@@ -86,7 +86,7 @@ describe('SQLite list counters', () => {
           at,
         )
         const entry = historyEntry('updated', at)
-        assert.equal(await storage.beneficiaries.update(next, current.version, entry), 'done')
+        assert.equal(await storage.beneficiaries.update(current, next, entry), 'done')
       }
       for (let i = 0; i < 40; i++) {
         await storage.beneficiaries.remove(random.pick(ids), undefined, historyEntry('deleted', T0))
@@ -146,7 +146,7 @@ describe('SQLite list counters', () => {
                   ? { fiscal_code: taken.fiscal_code }
                   : { phone: '+39 333 1234567' }
           const next = nextVersion(current, change, later)
-          return beneficiaries.update(next, current.version, historyEntry('updated', later))
+          return beneficiaries.update(current, next, historyEntry('updated', later))
         })
         const changed = await Promise.allSettled(changes)
         assert.equal(changed.filter((o) => o.status === 'rejected').length, 4, 'fiscal codes taken')

@@ -194,11 +194,7 @@ describe('search words written once per group (D16)', () => {
       const outcomes = await Promise.allSettled([
         storage.beneficiaries.create(fresh, createdEntry(fresh)),
         storage.beneficiaries.create(duplicate, createdEntry(duplicate)),
-        storage.beneficiaries.update(
-          next,
-          renamed.version,
-          historyEntry('updated', next.updated_at),
-        ),
+        storage.beneficiaries.update(renamed, next, historyEntry('updated', next.updated_at)),
         storage.beneficiaries.remove(
           removed.id,
           removed.version,

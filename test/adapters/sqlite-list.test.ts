@@ -180,8 +180,8 @@ describe('SQLite listing agrees with the memory adapter (D15, D16, D17, D18)', (
         version: current.version + 1,
       }
       const entry = historyEntry('updated', at)
-      assert.equal(await sqlite.beneficiaries.update(next, current.version, entry), 'done')
-      assert.equal(await memory.beneficiaries.update(next, current.version, entry), 'done')
+      assert.equal(await sqlite.beneficiaries.update(current, next, entry), 'done')
+      assert.equal(await memory.beneficiaries.update(current, next, entry), 'done')
     }
     for (let i = 0; i < 1_200; i++) {
       const id = i < 50 ? records.length - i : pick(random, records).id

@@ -265,7 +265,7 @@ export function describeBeneficiaryListContract(storage: CurrentStorage): void {
       const ids = await insertRoster(SORT_ROSTER)
       const zanetti = (await store().get(ids[4]!))!
       const renamed = nextVersion(zanetti, { last_name: 'Abate' }, T0 + 9 * SECOND)
-      await store().update(renamed, zanetti.version, historyEntry('updated', T0 + 9 * SECOND))
+      await store().update(zanetti, renamed, historyEntry('updated', T0 + 9 * SECOND))
       assert.deepEqual(await listIds({ sort: 'last_name' }), pick(ids, [4, 5, 2, 0, 3, 1]))
     })
   })
@@ -387,7 +387,7 @@ export function describeBeneficiaryListContract(storage: CurrentStorage): void {
       const ids = await insertNames(SEARCH_ROSTER)
       const mario = (await store().get(ids[0]!))!
       const renamed = nextVersion(mario, { last_name: 'Verdi' }, T0 + SECOND)
-      await store().update(renamed, mario.version, historyEntry('updated', T0 + SECOND))
+      await store().update(mario, renamed, historyEntry('updated', T0 + SECOND))
       assert.deepEqual(await listIds({ search: searchTerms('verdi') }), pick(ids, [0]))
       assert.deepEqual(await listIds({ search: searchTerms('rossi') }), pick(ids, [1]))
     })
@@ -396,7 +396,7 @@ export function describeBeneficiaryListContract(storage: CurrentStorage): void {
       const ids = await insertNames(SEARCH_ROSTER)
       const mario = (await store().get(ids[0]!))!
       const active = nextVersion(mario, { status: 'active' }, T0 + SECOND)
-      await store().update(active, mario.version, historyEntry('status_changed', T0 + SECOND))
+      await store().update(mario, active, historyEntry('status_changed', T0 + SECOND))
       const byName = searchTerms('mario')
       assert.deepEqual(await listIds({ search: byName, status: 'active' }), pick(ids, [0]))
       assert.deepEqual(await listIds({ search: byName, status: mario.status }), [])

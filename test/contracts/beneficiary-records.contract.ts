@@ -193,7 +193,7 @@ export function describeBeneficiaryRecordsContract(
       const other = await insertBeneficiary(storage(), newBeneficiary())
       const next = nextVersion(other, { fiscal_code: holder.fiscal_code }, T0 + SECOND)
       await assert.rejects(
-        store().update(next, other.version, historyEntry('updated', T0 + SECOND)),
+        store().update(other, next, historyEntry('updated', T0 + SECOND)),
         isFiscalCodeConflict,
       )
       assert.deepEqual(await store().get(other.id), other)
@@ -203,14 +203,14 @@ export function describeBeneficiaryRecordsContract(
     it('lets an update keep the record’s own fiscal code', async () => {
       const record = await insertBeneficiary(storage(), fullBeneficiary())
       const next = nextVersion(record, { first_name: 'Giuliana' }, T0 + SECOND)
-      const outcome = await store().update(next, record.version, historyEntry('updated', T0))
+      const outcome = await store().update(record, next, historyEntry('updated', T0))
       assert.equal(outcome, 'done')
     })
 
     it('frees the old fiscal code and takes the new one when an update changes it', async () => {
       const record = await insertBeneficiary(storage(), fullBeneficiary())
       const next = nextVersion(record, { fiscal_code: 'RSSMRA80A01H501U' }, T0 + SECOND)
-      assert.equal(await store().update(next, 1, historyEntry('updated', T0 + SECOND)), 'done')
+      assert.equal(await store().update(record, next, historyEntry('updated', T0 + SECOND)), 'done')
 
       const reuse = newBeneficiary({ fiscal_code: record.fiscal_code })
       assert.equal((await store().create(reuse, createdEntry(reuse))).kind, 'created')
@@ -241,7 +241,7 @@ export function describeBeneficiaryRecordsContract(
       const entry = historyEntry('updated', T0 + 10 * SECOND, [
         { field: 'last_name', old: 'Bianchi', new: 'Verdi' },
       ])
-      assert.equal(await store().update(next, record.version, entry), 'done')
+      assert.equal(await store().update(record, next, entry), 'done')
       assert.deepEqual(await store().get(record.id), next)
       assert.deepEqual(await historyOf(record.id), [createdEntry(fullBeneficiary()), entry])
     })
@@ -249,10 +249,13 @@ export function describeBeneficiaryRecordsContract(
     it('answers conflict on a stale version and changes nothing: record, history (D23)', async () => {
       const record = await insertBeneficiary(storage())
       const second = nextVersion(record, { first_name: 'Luigi' }, T0 + SECOND)
-      assert.equal(await store().update(second, 1, historyEntry('updated', T0 + SECOND)), 'done')
+      assert.equal(
+        await store().update(record, second, historyEntry('updated', T0 + SECOND)),
+        'done',
+      )
 
       const stale = nextVersion(record, { first_name: 'Stale' }, T0 + 2 * SECOND)
-      const outcome = await store().update(stale, 1, historyEntry('updated', T0 + 2 * SECOND))
+      const outcome = await store().update(record, stale, historyEntry('updated', T0 + 2 * SECOND))
       assert.equal(outcome, 'conflict')
       assert.deepEqual(await store().get(record.id), second)
       assert.equal((await store().history(record.id, 0, 10))?.total, 2)
@@ -261,7 +264,8 @@ export function describeBeneficiaryRecordsContract(
     it('answers missing for an unknown id and creates nothing', async () => {
       const record = await insertBeneficiary(storage())
       const ghost = { ...nextVersion(record, {}, T0 + SECOND), id: record.id + 1000 }
-      const outcome = await store().update(ghost, 1, historyEntry('updated', T0 + SECOND))
+      const unknown = { ...record, id: ghost.id }
+      const outcome = await store().update(unknown, ghost, historyEntry('updated', T0 + SECOND))
       assert.equal(outcome, 'missing')
       assert.equal(await store().get(ghost.id), undefined)
       assert.equal(await store().history(ghost.id, 0, 10), undefined)
@@ -272,7 +276,7 @@ export function describeBeneficiaryRecordsContract(
       const record = await insertBeneficiary(storage())
       await store().remove(record.id, undefined, historyEntry('deleted', T0 + SECOND))
       const next = nextVersion(record, { first_name: 'Luigi' }, T0 + 2 * SECOND)
-      assert.equal(await store().update(next, 1, historyEntry('updated', T0)), 'missing')
+      assert.equal(await store().update(record, next, historyEntry('updated', T0)), 'missing')
       assert.equal(await store().get(record.id), undefined)
     })
 
@@ -281,8 +285,8 @@ export function describeBeneficiaryRecordsContract(
       const left = nextVersion(record, { first_name: 'Left' }, T0 + SECOND)
       const right = nextVersion(record, { first_name: 'Right' }, T0 + SECOND)
       const outcomes = await Promise.all([
-        store().update(left, 1, historyEntry('updated', T0 + SECOND)),
-        store().update(right, 1, historyEntry('updated', T0 + SECOND)),
+        store().update(record, left, historyEntry('updated', T0 + SECOND)),
+        store().update(record, right, historyEntry('updated', T0 + SECOND)),
       ])
       assert.deepEqual([...outcomes].sort(), ['conflict', 'done'])
       const winner = outcomes[0] === 'done' ? left : right
@@ -295,7 +299,7 @@ export function describeBeneficiaryRecordsContract(
       for (let i = 1; i <= 3; i++) {
         const next = nextVersion(current, { email: `v${i}@example.org` }, T0 + i * SECOND)
         const entry = historyEntry('updated', T0 + i * SECOND)
-        assert.equal(await store().update(next, current.version, entry), 'done')
+        assert.equal(await store().update(current, next, entry), 'done')
         current = next
       }
       assert.equal((await store().get(current.id))?.version, 4)
@@ -335,7 +339,7 @@ export function describeBeneficiaryRecordsContract(
     it('deletes when the expected version matches (D23)', async () => {
       const record = await insertBeneficiary(storage())
       const next = nextVersion(record, { first_name: 'Luigi' }, T0 + SECOND)
-      await store().update(next, 1, historyEntry('updated', T0 + SECOND))
+      await store().update(record, next, historyEntry('updated', T0 + SECOND))
       assert.equal(await store().remove(record.id, 2, historyEntry('deleted', T0)), 'done')
       assert.equal(await store().get(record.id), undefined)
     })
@@ -343,7 +347,7 @@ export function describeBeneficiaryRecordsContract(
     it('answers conflict on a stale expected version and changes nothing (D23)', async () => {
       const record = await insertBeneficiary(storage(), fullBeneficiary())
       const next = nextVersion(record, { first_name: 'Giuliana' }, T0 + SECOND)
-      await store().update(next, 1, historyEntry('updated', T0 + SECOND))
+      await store().update(record, next, historyEntry('updated', T0 + SECOND))
       const before = await historyOf(record.id)
 
       const outcome = await store().remove(record.id, 1, historyEntry('deleted', T0 + 2 * SECOND))
@@ -365,7 +369,7 @@ export function describeBeneficiaryRecordsContract(
           { field: 'address', old: input.address, new: null },
         ])
         const next = nextVersion(record, { email: 'new@example.org', address: null }, T0 + SECOND)
-        await store().update(next, 1, update)
+        await store().update(record, next, update)
         const deletion = historyEntry('deleted', T0 + 2 * SECOND)
         assert.equal(await store().remove(record.id, undefined, deletion), 'done')
 
@@ -390,13 +394,13 @@ export function describeBeneficiaryRecordsContract(
         { field: 'first_name', old: 'Giulia', new: 'Zoe\u0308 👋' },
       ])
       const next = nextVersion(record, { address: null }, T0 + SECOND)
-      await store().update(next, 1, change)
+      await store().update(record, next, change)
       const transition = historyEntry('status_changed', T0 + 2 * SECOND, [
         { field: 'status', old: 'active', new: 'inactive' },
       ])
       await store().update(
+        next,
         nextVersion(next, { status: 'inactive' }, T0 + 2 * SECOND),
-        2,
         transition,
       )
 
@@ -412,7 +416,7 @@ export function describeBeneficiaryRecordsContract(
       for (let i = 1; i <= 4; i++) {
         const entry = historyEntry('updated', T0 + i * SECOND)
         const next = nextVersion(current, { email: `v${i}@example.org` }, T0 + i * SECOND)
-        await store().update(next, current.version, entry)
+        await store().update(current, next, entry)
         entries.push(entry)
         current = next
       }
@@ -428,7 +432,7 @@ export function describeBeneficiaryRecordsContract(
     it('keeps each record’s history apart', async () => {
       const first = await insertBeneficiary(storage(), newBeneficiary({ first_name: 'Uno' }))
       const second = await insertBeneficiary(storage(), newBeneficiary({ first_name: 'Due' }))
-      await store().update(nextVersion(first, {}, T0 + SECOND), 1, historyEntry('updated', T0))
+      await store().update(first, nextVersion(first, {}, T0 + SECOND), historyEntry('updated', T0))
       assert.equal((await store().history(first.id, 0, 10))?.total, 2)
       assert.deepEqual(await historyOf(second.id), [
         createdEntry(newBeneficiary({ first_name: 'Due' })),
