@@ -23,6 +23,8 @@ export interface Measurement {
   readonly stealPercent: number
   /** Measurements taken (more than one when steal went over the limit); this one had the least. */
   readonly attempts: number
+  /** The round of the run it was taken in, from 1 (see `keepMedianRounds`). */
+  readonly round: number
 }
 
 type Figure = 'requestsPerSecond' | 'p50Ms' | 'p99Ms' | 'cpuUsPerRequest'

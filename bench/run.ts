@@ -7,22 +7,27 @@
  * with every figure as a ratio to the limit and to the peer of the same run, and writes it as
  * JSON to `bench/results/`. Every process it starts is stopped, also on error and on SIGINT.
  *
- * A measurement during which the hypervisor gave more than `--max-steal` % of the machine's CPU
- * time to other tenants is taken again, up to `--retries` times, and the one with the least steal
- * kept: the decision looks at the machine, never at the figures, and every target gets the same.
+ * The whole sequence runs `--rounds` times, every target started afresh in each, and each target
+ * and scenario keeps its median round (`keepMedianRounds`): a slow spell of the shared machine
+ * falls on the targets of one round, and would otherwise decide a ratio between two targets
+ * measured minutes apart. A measurement during which the hypervisor gave more than
+ * `--max-steal` % of the machine's CPU time to other tenants is taken again, up to `--retries`
+ * times, and the one with the least steal kept. Both choices look at the run, never at which
+ * target wins, and every target gets the same.
  *
- * Options: `--duration S` (10), `--warmup S` (2), `--connections N` (50), `--rows N`
- * (1,000,000), `--only get,list,…`, `--targets limit,peer,uws,node`, `--max-steal P` (2),
- * `--retries N` (2).
+ * Options: `--duration S` (5), `--rounds N` (3), `--warmup S` (2), `--connections N` (50),
+ * `--rows N` (1,000,000), `--only get,list,…`, `--targets limit,peer,uws,node`,
+ * `--max-steal P` (2), `--retries N` (2).
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, release, totalmem } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { prepareData } from './bench-data.js'
+import { prepareData, type BenchData } from './bench-data.js'
 import { ProcessGroup } from './process-group.js'
 import { TARGETS, formatTable, type Measurement, type TargetName } from './result-table.js'
+import { keepMedianRounds } from './rounds.js'
 import { SCENARIOS } from './scenarios.js'
 import { checkTargets, formatChecks } from './target-checks.js'
 import { machineCpuTicks, peakRssMb, processCpuMs, startTarget, waitUntilIdle } from './targets.js'
@@ -34,10 +39,12 @@ const LOAD_CORE = 1
 const distRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const repoRoot = resolve(distRoot, '..')
 const benchDir = join(repoRoot, 'bench')
+const dataDir = join(benchDir, '.data')
 
 const { values } = parseArgs({
   options: {
-    duration: { type: 'string', default: '10' },
+    duration: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '50' },
     rows: { type: 'string', default: '1000000' },
@@ -49,6 +56,7 @@ const { values } = parseArgs({
 })
 
 const durationSeconds = wholeNumber('--duration', values.duration, 1, 600)
+const rounds = wholeNumber('--rounds', values.rounds, 1, 9)
 const warmupSeconds = wholeNumber('--warmup', values.warmup, 0, 60)
 const connections = wholeNumber('--connections', values.connections, 1, 10_000)
 const rows = wholeNumber('--rows', values.rows, 1_000, 100_000_000)
@@ -81,7 +89,6 @@ try {
 
 async function main(): Promise<void> {
   ensureWrk()
-  const dataDir = join(benchDir, '.data')
   const data = await prepareData(group, { dataDir, distRoot, repoRoot }, rows)
   console.log(
     `data: ${data.rows.toLocaleString('en-US')} rows, search "${data.searchPrefix}", ` +
@@ -92,6 +99,81 @@ async function main(): Promise<void> {
       `${durationSeconds} s per scenario; server on core ${SERVER_CORE}, wrk on core ${LOAD_CORE}\n`,
   )
 
+  const taken: Measurement[] = []
+  for (let round = 1; round <= rounds; round++) {
+    if (rounds > 1) console.log(`round ${round} of ${rounds}`)
+    taken.push(...(await runRound(data, round)))
+  }
+  const measurements = keepMedianRounds(taken)
+
+  const date = new Date()
+  const machine = {
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    kernel: release(),
+    node: process.version,
+    // Other work on the machine skews absolute figures; the ratios inside one run much less.
+    loadAverageAtEnd: loadavg().map((load) => Math.round(load * 100) / 100),
+  }
+  const checks = checkTargets(measurements)
+  console.log(
+    `\n${date.toISOString()} on ${machine.cpu} (${machine.cores} cores), node ${machine.node}, load average ${machine.loadAverageAtEnd.join(' ')}`,
+  )
+  console.log(
+    `${data.rows.toLocaleString('en-US')} rows, ${connections} connections, ` +
+      `${durationSeconds} s per scenario, the median of ${rounds} round${rounds === 1 ? '' : 's'}\n`,
+  )
+  console.log(formatTable(measurements))
+  if (checks.length > 0) console.log(`\n${formatChecks(checks)}`)
+
+  const resultsDir = join(benchDir, 'results')
+  mkdirSync(resultsDir, { recursive: true })
+  const file = join(
+    resultsDir,
+    `${date
+      .toISOString()
+      .replace(/:/g, '-')
+      .replace(/\.\d+Z$/, 'Z')}.json`,
+  )
+  writeFileSync(
+    file,
+    `${JSON.stringify(
+      {
+        date: date.toISOString(),
+        machine,
+        options: {
+          durationSeconds,
+          rounds,
+          warmupSeconds,
+          connections,
+          rows,
+          targets,
+          scenarios: scenarios.map((s) => s.name),
+          maxStealPercent,
+          retries,
+        },
+        data: {
+          rows: data.rows,
+          searchPrefix: data.searchPrefix,
+          createdFrom: data.createdFrom,
+          createdTo: data.createdTo,
+          detailBytes: data.detailBytes,
+          peerSynchronous: data.peerSynchronous,
+        },
+        measurements,
+        checks,
+        rounds: taken,
+      },
+      null,
+      2,
+    )}\n`,
+  )
+  console.log(`\nwritten to ${file}`)
+}
+
+/** One round: every target in turn, started afresh, through every scenario that applies to it. */
+async function runRound(data: BenchData, round: number): Promise<Measurement[]> {
   const measurements: Measurement[] = []
   for (const targetName of targets) {
     const applicable = scenarios.filter((s) => targetName !== 'limit' || s.name === 'get')
@@ -120,7 +202,14 @@ async function main(): Promise<void> {
         await waitUntilIdle(target.baseUrl)
         if (warmupSeconds > 0) await runWrk(group, { ...run, durationSeconds: warmupSeconds })
         await waitUntilIdle(target.baseUrl)
-        let measurement = await measure(target.process.pid, targetName, scenario.name, run, 1)
+        let measurement = await measure(
+          target.process.pid,
+          targetName,
+          scenario.name,
+          run,
+          round,
+          1,
+        )
         for (
           let attempt = 2;
           attempt <= 1 + retries && measurement.stealPercent > maxStealPercent;
@@ -131,7 +220,14 @@ async function main(): Promise<void> {
               `${measurement.stealPercent.toFixed(1)} % > ${maxStealPercent} %: measuring again`,
           )
           await waitUntilIdle(target.baseUrl)
-          const again = await measure(target.process.pid, targetName, scenario.name, run, attempt)
+          const again = await measure(
+            target.process.pid,
+            targetName,
+            scenario.name,
+            run,
+            round,
+            attempt,
+          )
           measurement =
             again.stealPercent < measurement.stealPercent
               ? again
@@ -139,7 +235,7 @@ async function main(): Promise<void> {
         }
         measurements.push(measurement)
         console.log(
-          `${targetName.padEnd(5)} ${scenario.name.padEnd(7)} ` +
+          `${targetName.padEnd(5)} ${scenario.name.padEnd(7)} ${rounds > 1 ? `r${round} ` : ''}` +
             `${Math.round(measurement.requestsPerSecond).toLocaleString('en-US').padStart(8)} req/s  ` +
             `p50 ${measurement.p50Ms.toFixed(2)} ms  p99 ${measurement.p99Ms.toFixed(2)} ms  ` +
             `non-2xx ${measurement.non2xx}  CPU ${measurement.cpuUsPerRequest.toFixed(1)} µs/req  ` +
@@ -152,67 +248,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const date = new Date()
-  const machine = {
-    cpu: cpus()[0]?.model ?? 'unknown',
-    cores: cpus().length,
-    memoryGiB: Math.round(totalmem() / 2 ** 30),
-    kernel: release(),
-    node: process.version,
-    // Other work on the machine skews absolute figures; the ratios inside one run much less.
-    loadAverageAtEnd: loadavg().map((load) => Math.round(load * 100) / 100),
-  }
-  const checks = checkTargets(measurements)
-  console.log(
-    `\n${date.toISOString()} on ${machine.cpu} (${machine.cores} cores), node ${machine.node}, load average ${machine.loadAverageAtEnd.join(' ')}`,
-  )
-  console.log(
-    `${data.rows.toLocaleString('en-US')} rows, ${connections} connections, ${durationSeconds} s per scenario\n`,
-  )
-  console.log(formatTable(measurements))
-  if (checks.length > 0) console.log(`\n${formatChecks(checks)}`)
-
-  const resultsDir = join(benchDir, 'results')
-  mkdirSync(resultsDir, { recursive: true })
-  const file = join(
-    resultsDir,
-    `${date
-      .toISOString()
-      .replace(/:/g, '-')
-      .replace(/\.\d+Z$/, 'Z')}.json`,
-  )
-  writeFileSync(
-    file,
-    `${JSON.stringify(
-      {
-        date: date.toISOString(),
-        machine,
-        options: {
-          durationSeconds,
-          warmupSeconds,
-          connections,
-          rows,
-          targets,
-          scenarios: scenarios.map((s) => s.name),
-          maxStealPercent,
-          retries,
-        },
-        data: {
-          rows: data.rows,
-          searchPrefix: data.searchPrefix,
-          createdFrom: data.createdFrom,
-          createdTo: data.createdTo,
-          detailBytes: data.detailBytes,
-          peerSynchronous: data.peerSynchronous,
-        },
-        measurements,
-        checks,
-      },
-      null,
-      2,
-    )}\n`,
-  )
-  console.log(`\nwritten to ${file}`)
+  return measurements
 }
 
 /** One measurement of a scenario on a running target: wrk for the duration, with its costs. */
@@ -221,6 +257,7 @@ async function measure(
   target: TargetName,
   scenario: string,
   run: Omit<Parameters<typeof runWrk>[1], 'durationSeconds'>,
+  round: number,
   attempts: number,
 ): Promise<Measurement> {
   const cpuBefore = processCpuMs(pid)
@@ -243,6 +280,7 @@ async function measure(
     stealPercent:
       machineTicks <= 0 ? 0 : ((machineAfter.steal - machineBefore.steal) * 100) / machineTicks,
     attempts,
+    round,
   }
 }
 
