@@ -202,14 +202,9 @@ async function runRound(data: BenchData, round: number): Promise<Measurement[]> 
         await waitUntilIdle(target.baseUrl)
         if (warmupSeconds > 0) await runWrk(group, { ...run, durationSeconds: warmupSeconds })
         await waitUntilIdle(target.baseUrl)
-        let measurement = await measure(
-          target.process.pid,
-          targetName,
-          scenario.name,
-          run,
-          round,
-          1,
-        )
+        const take = (attempt: number) =>
+          measure(target.process.pid, targetName, scenario.name, run, round, attempt)
+        let measurement = await take(1)
         for (
           let attempt = 2;
           attempt <= 1 + retries && measurement.stealPercent > maxStealPercent;
@@ -220,14 +215,7 @@ async function runRound(data: BenchData, round: number): Promise<Measurement[]> 
               `${measurement.stealPercent.toFixed(1)} % > ${maxStealPercent} %: measuring again`,
           )
           await waitUntilIdle(target.baseUrl)
-          const again = await measure(
-            target.process.pid,
-            targetName,
-            scenario.name,
-            run,
-            round,
-            attempt,
-          )
+          const again = await take(attempt)
           measurement =
             again.stealPercent < measurement.stealPercent
               ? again
