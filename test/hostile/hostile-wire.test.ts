@@ -23,11 +23,12 @@ import {
 
 /**
  * One request, as bytes, and what it deserves: `standard`, a method both transports route, a
- * target in origin form (`/…`) and no control character in the request line and headers, gets
- * an HTTP answer; `odd`, another method name, an answer or a prompt close
- * (uWebSockets.js closes at once on methods it does not know, node:http answers 400 or 405);
- * `malformed` an answer, a close or silence (uWebSockets.js stays silent on `*` and
- * absolute-form targets, control characters and bare LFs until its idle timeout).
+ * target in origin form (`/…`) without a space or a tab, and no control character in the
+ * request line and headers, gets an HTTP answer; `odd`, another method name, an answer or a
+ * prompt close (uWebSockets.js closes at once on methods it does not know, node:http answers 400
+ * or 405); `malformed` an answer, a close or silence (uWebSockets.js stays silent on `*` and
+ * absolute-form targets, targets with a space or a tab, control characters and bare LFs until
+ * its idle timeout).
  */
 interface RawRequest {
   readonly bytes: Buffer
@@ -267,7 +268,10 @@ function requestArbitrary(token: string): fc.Arbitrary<RawRequest> {
         bytes: Buffer.concat([Buffer.from(head, 'latin1'), payload]),
         method,
         kind:
-          !isClean(lines.join('')) || r.injection !== '' || !target.startsWith('/')
+          !isClean(lines.join('')) ||
+          r.injection !== '' ||
+          !target.startsWith('/') ||
+          /[ \t]/.test(target)
             ? ('malformed' as const)
             : STANDARD_METHODS.includes(method)
               ? ('standard' as const)
@@ -305,8 +309,9 @@ function parseAnswer(raw: string, method: string): WireAnswer | 'incomplete' {
 /**
  * How long a malformed request may go unanswered before the test stops waiting: uWebSockets.js
  * neither answers nor closes a connection whose request line or headers hold a control
- * character or a bare LF (its idle timeout closes it some 10 s later), where node:http answers
- * 400 at once. Either is a clean refusal; a well-formed request must be answered within 5 s.
+ * character or a bare LF, or whose request target holds a space or a tab (a request line of more
+ * than three parts; its idle timeout closes it some 10 s later), where node:http answers 400 at
+ * once. Either is a clean refusal; a well-formed request must be answered within 5 s.
  */
 const MALFORMED_PATIENCE_MS = 400
 
