@@ -36,7 +36,8 @@ import type { Clock } from './ports/clock.js'
 import type { SigningKey } from './ports/signing-key-store.js'
 import type { Storage } from './ports/storage.js'
 import { RateLimiter, type LimitClass, type RateLimitOptions } from './rate-limiter.js'
-import { createdOf, detailOf, historyItemOf, isoTime, listItemOf } from './representation.js'
+import { createdOf, detailOf, historyItemOf, listItemOf } from './representation.js'
+import { DAY_MS, isoTime } from './time.js'
 import { searchTerms } from './search-terms.js'
 import type {
   BeneficiaryCreated,
@@ -109,7 +110,6 @@ export interface BeneficiaryServiceOptions {
 
 const SCOPES = ['read', 'write'] as const
 const MAX_UPDATE_ATTEMPTS = 8
-const DAY_MS = 86_400_000
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 const ID = /^[1-9][0-9]{0,15}$/
 const TRANSITIONS: Readonly<Record<BeneficiaryStatus, readonly BeneficiaryStatus[]>> = {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { isoTime } from '../../core/representation.js'
+import { isoTime } from '../../core/time.js'
 
 describe('isoTime', () => {
   it('writes exactly what Date#toISOString writes, at the edges of days, months, years and eras', () => {

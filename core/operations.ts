@@ -1,0 +1,102 @@
+import type { LimitClass } from './rate-limiter.js'
+
+/** The operations of the service that a request can invoke: one method of `BeneficiaryService` each. */
+export type OperationName =
+  | 'login'
+  | 'refresh'
+  | 'logout'
+  | 'list'
+  | 'get'
+  | 'create'
+  | 'update'
+  | 'remove'
+  | 'setStatus'
+  | 'history'
+
+/** What the service requires of a request before it does an operation's work. */
+export interface OperationPolicy {
+  /** Whether the request must carry an access token (login and refresh carry credentials instead). */
+  readonly authenticated: boolean
+  /** The scope the token must hold (D2), or `undefined` when any valid token will do. */
+  readonly scope: 'read' | 'write' | undefined
+  /** The limit class the request draws one token from (D19). */
+  readonly limitClass: LimitClass
+  /**
+   * What keys the request's bucket: the client's IP for the operations open to anyone (D21), so
+   * a server resolves the address only for those; the authenticated client otherwise.
+   */
+  readonly limitKey: 'ip' | 'client'
+  /** Whether the operation reads a request body. */
+  readonly body: boolean
+}
+
+/**
+ * Every operation's policy, the one place these facts live: the service admits requests by it,
+ * and the HTTP server's route table, router and OpenAPI document read it.
+ */
+export const OPERATIONS: Readonly<Record<OperationName, OperationPolicy>> = Object.freeze({
+  login: { authenticated: false, scope: undefined, limitClass: 'auth', limitKey: 'ip', body: true },
+  refresh: {
+    authenticated: false,
+    scope: undefined,
+    limitClass: 'auth',
+    limitKey: 'ip',
+    body: true,
+  },
+  logout: {
+    authenticated: true,
+    scope: undefined,
+    limitClass: 'standard',
+    limitKey: 'client',
+    body: true,
+  },
+  list: {
+    authenticated: true,
+    scope: 'read',
+    limitClass: 'standard',
+    limitKey: 'client',
+    body: false,
+  },
+  get: {
+    authenticated: true,
+    scope: 'read',
+    limitClass: 'standard',
+    limitKey: 'client',
+    body: false,
+  },
+  create: {
+    authenticated: true,
+    scope: 'write',
+    limitClass: 'write',
+    limitKey: 'client',
+    body: true,
+  },
+  update: {
+    authenticated: true,
+    scope: 'write',
+    limitClass: 'write',
+    limitKey: 'client',
+    body: true,
+  },
+  remove: {
+    authenticated: true,
+    scope: 'write',
+    limitClass: 'write',
+    limitKey: 'client',
+    body: false,
+  },
+  setStatus: {
+    authenticated: true,
+    scope: 'write',
+    limitClass: 'write',
+    limitKey: 'client',
+    body: true,
+  },
+  history: {
+    authenticated: true,
+    scope: 'read',
+    limitClass: 'standard',
+    limitKey: 'client',
+    body: false,
+  },
+})
