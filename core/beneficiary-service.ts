@@ -1,8 +1,5 @@
 import type { RateLimitStatus } from './errors.js'
 import type {
-  BeneficiaryCreated,
-  BeneficiaryDetail,
-  BeneficiaryListItem,
   ClientInfo,
   HistoryItem,
   Paged,
@@ -10,6 +7,7 @@ import type {
   RefreshResponse,
   TokenResponse,
 } from './shapes.js'
+import type { BeneficiaryCreated, BeneficiaryDetail, BeneficiaryListItem } from './beneficiary.js'
 
 /**
  * What the caller knows about one request. Every field is optional: an in-process host passes

@@ -1,50 +1,151 @@
 /**
- * The beneficiary resource as the core and its storage ports see it. Field names are the
- * specification's (section 2.1); timestamps are epoch milliseconds here and become ISO 8601 UTC
- * strings only in the shapes the API returns (see `shapes.ts`).
+ * The beneficiary, defined once: the specification's table 2.1 as TypeBox schemas, from which
+ * the request bodies, the three response shapes, their static types and the field lists that
+ * the parsers, the change history and the adapters iterate all follow. A field is added here
+ * (and in each adapter's column map, which fails to compile until it is).
+ *
+ * Field names are the specification's; timestamps are epoch milliseconds in the stored record
+ * and ISO 8601 UTC strings in the shapes the API returns.
  */
+import Type from 'typebox'
+import type { Static, TSchema } from 'typebox'
+import {
+  Address as AddressSchema,
+  DateOfBirth,
+  Email,
+  FiscalCode,
+  Metadata as MetadataSchema,
+  PersonName,
+  Phone,
+  Nullable,
+  Status,
+  Timestamp,
+} from './validation/beneficiary-schemas.js'
+
+export { BENEFICIARY_STATUSES } from './validation/beneficiary-schemas.js'
 
 /** A beneficiary's status (specification section 3). */
-export type BeneficiaryStatus = 'active' | 'inactive' | 'pending'
-
-/** Every status, in a fixed order. */
-export const BENEFICIARY_STATUSES: readonly BeneficiaryStatus[] = ['active', 'inactive', 'pending']
+export type BeneficiaryStatus = Static<typeof Status>
 
 /** Postal address (specification section 2.2); all four fields are required when present (D8). */
-export interface Address {
-  readonly street: string
-  readonly city: string
-  readonly postal_code: string
-  /** ISO 3166-1 alpha-2, upper case. */
-  readonly country: string
-}
+export type Address = Readonly<Static<typeof AddressSchema>>
 
 /** Flat free-form metadata: at most 50 keys, scalar values (D8). */
-export type Metadata = Readonly<Record<string, string | number | boolean>>
+export type Metadata = Readonly<Static<typeof MetadataSchema>>
 
-/** The fields a client may write (POST, PUT), already validated and normalised. */
-export interface BeneficiaryFields {
-  readonly first_name: string
-  readonly last_name: string
-  readonly email: string
-  readonly phone: string | null
-  readonly date_of_birth: string | null
-  readonly fiscal_code: string | null
-  readonly address: Address | null
-  readonly metadata: Metadata
-}
+/**
+ * The detail shape (specification 2.1): every field, in the order of the specification's table.
+ * `GET /beneficiaries/{id}`, PUT and status changes answer it.
+ */
+export const BeneficiaryDetail = Type.Object({
+  id: Type.Integer({ minimum: 1 }),
+  first_name: PersonName,
+  last_name: PersonName,
+  email: Email,
+  phone: Nullable(Phone),
+  date_of_birth: Nullable(DateOfBirth),
+  fiscal_code: Nullable(FiscalCode),
+  address: Nullable(AddressSchema),
+  status: Status,
+  metadata: MetadataSchema,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+})
 
-/** Names of the writable fields, in the order of the specification's table. */
-export const WRITABLE_FIELDS = [
+/** The detail shape (specification 2.1). */
+export type BeneficiaryDetail = Readonly<Static<typeof BeneficiaryDetail>>
+
+/** The fields the service assigns; a body may not set them (D9). The rest are writable. */
+export const ASSIGNED_FIELDS = ['id', 'status', 'created_at', 'updated_at'] as const
+
+/** The specification's column "In list item". */
+export const LIST_ITEM_FIELDS = [
+  'id',
   'first_name',
   'last_name',
   'email',
   'phone',
-  'date_of_birth',
-  'fiscal_code',
-  'address',
-  'metadata',
-] as const satisfies readonly (keyof BeneficiaryFields)[]
+  'status',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof BeneficiaryDetail)[]
+
+/** The specification's column "In create response". */
+export const CREATED_FIELDS = [
+  'id',
+  'first_name',
+  'last_name',
+  'email',
+  'status',
+  'created_at',
+] as const satisfies readonly (keyof BeneficiaryDetail)[]
+
+/** The list item shape (specification 2.1). */
+export const BeneficiaryListItem = Type.Pick(BeneficiaryDetail, LIST_ITEM_FIELDS)
+/** The list item shape (specification 2.1). */
+export type BeneficiaryListItem = Readonly<Static<typeof BeneficiaryListItem>>
+
+/** The create response shape (specification 2.1, 4.5). */
+export const BeneficiaryCreated = Type.Pick(BeneficiaryDetail, CREATED_FIELDS)
+/** The create response shape (specification 2.1, 4.5). */
+export type BeneficiaryCreated = Readonly<Static<typeof BeneficiaryCreated>>
+
+/** The fields a client may write (POST, PUT), as stored once validated and normalised. */
+export const WritableFields = Type.Omit(BeneficiaryDetail, ASSIGNED_FIELDS)
+/** The fields a client may write (POST, PUT), already validated and normalised. */
+export type BeneficiaryFields = Readonly<Static<typeof WritableFields>>
+
+/** A writable field's name. */
+export type WritableField = keyof BeneficiaryFields
+
+/** Names of the writable fields, in the order of the specification's table. */
+export const WRITABLE_FIELDS = Object.freeze(
+  Object.keys(WritableFields.properties) as WritableField[],
+) as readonly WritableField[]
+
+/** The fields a create must carry (D7); the others may be absent or `null`. */
+export const REQUIRED_FIELDS = ['first_name', 'last_name', 'email'] as const
+
+type OptionalField = Exclude<WritableField, (typeof REQUIRED_FIELDS)[number]>
+
+/** What an optional field holds when a create leaves it out, or a body sends `null` (D7, D11). */
+export const EMPTY_VALUES: { readonly [K in OptionalField]: BeneficiaryFields[K] } = Object.freeze({
+  phone: null,
+  date_of_birth: null,
+  fiscal_code: null,
+  address: null,
+  metadata: Object.freeze({}),
+})
+
+const REQUIRED = new Set<string>(REQUIRED_FIELDS)
+
+// A body property: a required field as it is; an optional one may also be absent or null.
+function bodyProperties(required: boolean): Record<string, TSchema> {
+  const properties: Record<string, TSchema> = {}
+  for (const field of WRITABLE_FIELDS) {
+    const schema: TSchema = WritableFields.properties[field]
+    const optional = !REQUIRED.has(field)
+    const nullable = !optional || Type.IsUnion(schema) ? schema : Nullable(schema)
+    properties[field] = required && !optional ? nullable : Type.Optional(nullable)
+  }
+  return properties
+}
+
+/**
+ * Body of `POST /beneficiaries` (D7–D9): `first_name`, `last_name` and `email` are required; an
+ * optional field that is absent or `null` is stored as `null` (`metadata` as `{}`).
+ */
+export const CreateBeneficiaryBody = Type.Object(bodyProperties(true), {
+  additionalProperties: false,
+})
+
+/**
+ * Body of `PUT /beneficiaries/{id}` (D11): every field optional; `null` clears an optional field
+ * (`metadata` becomes `{}`); `address` and `metadata` replace the whole object.
+ */
+export const UpdateBeneficiaryBody = Type.Object(bodyProperties(false), {
+  additionalProperties: false,
+})
 
 /** A stored beneficiary: the writable fields plus what the service assigns. */
 export interface BeneficiaryRecord extends BeneficiaryFields {
@@ -58,11 +159,8 @@ export interface BeneficiaryRecord extends BeneficiaryFields {
   readonly version: number
 }
 
-/** The columns a list page needs (specification 2.1, "In list item"). */
-export type BeneficiarySummary = Pick<
-  BeneficiaryRecord,
-  'id' | 'first_name' | 'last_name' | 'email' | 'phone' | 'status' | 'created_at' | 'updated_at'
->
+/** The columns a list page needs: the list item's fields. */
+export type BeneficiarySummary = Pick<BeneficiaryRecord, (typeof LIST_ITEM_FIELDS)[number]>
 
 /** Fields that may be sorted on (D15). */
 export type SortField = 'id' | 'created_at' | 'updated_at' | 'last_name' | 'first_name'

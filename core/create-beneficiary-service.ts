@@ -40,9 +40,6 @@ import { createdOf, detailOf, historyItemOf, listItemOf } from './representation
 import { DAY_MS, isoTime } from './time.js'
 import { searchTerms } from './search-terms.js'
 import type {
-  BeneficiaryCreated,
-  BeneficiaryDetail,
-  BeneficiaryListItem,
   ClientInfo,
   HistoryItem,
   Paged,
@@ -50,6 +47,7 @@ import type {
   RefreshResponse,
   TokenResponse,
 } from './shapes.js'
+import type { BeneficiaryCreated, BeneficiaryDetail, BeneficiaryListItem } from './beneficiary.js'
 import { systemClock } from './system-clock.js'
 import {
   fiscalCodeBirthDateProblem,

@@ -35,6 +35,9 @@ export type {
 export { BENEFICIARY_STATUSES, WRITABLE_FIELDS } from './beneficiary.js'
 export type {
   Address,
+  BeneficiaryCreated,
+  BeneficiaryDetail,
+  BeneficiaryListItem,
   BeneficiaryFields,
   BeneficiaryRecord,
   BeneficiaryStatus,
@@ -46,9 +49,6 @@ export type {
   SortField,
 } from './beneficiary.js'
 export type {
-  BeneficiaryCreated,
-  BeneficiaryDetail,
-  BeneficiaryListItem,
   ClientInfo,
   HistoryItem,
   PageLinks,

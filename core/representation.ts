@@ -1,10 +1,6 @@
 import type { BeneficiaryRecord, BeneficiarySummary, HistoryEntry } from './beneficiary.js'
-import type {
-  BeneficiaryCreated,
-  BeneficiaryDetail,
-  BeneficiaryListItem,
-  HistoryItem,
-} from './shapes.js'
+import type { HistoryItem } from './shapes.js'
+import type { BeneficiaryCreated, BeneficiaryDetail, BeneficiaryListItem } from './beneficiary.js'
 import { isoTime } from './time.js'
 
 /** The detail shape of a stored record (specification 2.1). */

@@ -1,4 +1,4 @@
-import type { Address, BeneficiaryStatus, HistoryAction, Metadata } from './beneficiary.js'
+import type { HistoryAction } from './beneficiary.js'
 
 /** `POST /auth/login` response (specification 4.2). */
 export interface TokenResponse {
@@ -15,46 +15,6 @@ export interface RefreshResponse {
   readonly access_token: string
   readonly token_type: 'Bearer'
   readonly expires_in: number
-}
-
-/** The detail shape (specification 2.1): `GET /beneficiaries/{id}`, PUT and status responses. */
-export interface BeneficiaryDetail {
-  readonly id: number
-  readonly first_name: string
-  readonly last_name: string
-  readonly email: string
-  readonly phone: string | null
-  readonly date_of_birth: string | null
-  readonly fiscal_code: string | null
-  readonly address: Address | null
-  readonly status: BeneficiaryStatus
-  readonly metadata: Metadata
-  /** ISO 8601 UTC. */
-  readonly created_at: string
-  /** ISO 8601 UTC. */
-  readonly updated_at: string
-}
-
-/** The list item shape (specification 2.1). */
-export interface BeneficiaryListItem {
-  readonly id: number
-  readonly first_name: string
-  readonly last_name: string
-  readonly email: string
-  readonly phone: string | null
-  readonly status: BeneficiaryStatus
-  readonly created_at: string
-  readonly updated_at: string
-}
-
-/** The create response shape (specification 2.1, 4.5). */
-export interface BeneficiaryCreated {
-  readonly id: number
-  readonly first_name: string
-  readonly last_name: string
-  readonly email: string
-  readonly status: BeneficiaryStatus
-  readonly created_at: string
 }
 
 /** `meta` of a paged response (specification 4.3). */

@@ -1,6 +1,6 @@
 import Type from 'typebox'
+import type { TSchema } from 'typebox'
 import Format from 'typebox/format'
-import { BENEFICIARY_STATUSES } from '../beneficiary.js'
 import { COUNTRY_CODES } from './country-codes.js'
 import { isFiscalCode } from './fiscal-code.js'
 
@@ -11,8 +11,17 @@ import { isFiscalCode } from './fiscal-code.js'
 export const FISCAL_CODE_FORMAT = 'codice-fiscale'
 Format.Set(FISCAL_CODE_FORMAT, isFiscalCode)
 
-/** Names the body may not set because the service assigns them (D9). */
-export const READ_ONLY_FIELDS = ['id', 'status', 'created_at', 'updated_at'] as const
+/** `schema` or `null`. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** An instant, as the API writes it. */
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC.' })
+
+/** Every status (specification section 3), in a fixed order. */
+export const BENEFICIARY_STATUSES = ['active', 'inactive', 'pending'] as const
+
+/** A beneficiary's status (specification section 3). */
+export const Status = Type.Enum(BENEFICIARY_STATUSES)
 
 /** Names reserved anywhere in a body, so no input can reach an object's prototype (D8). */
 export const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'] as const
@@ -77,44 +86,13 @@ export const Metadata = Type.Record(
   },
 )
 
-const optionalFields = {
-  phone: Type.Optional(Type.Union([Phone, Type.Null()])),
-  date_of_birth: Type.Optional(Type.Union([DateOfBirth, Type.Null()])),
-  fiscal_code: Type.Optional(Type.Union([FiscalCode, Type.Null()])),
-  address: Type.Optional(Type.Union([Address, Type.Null()])),
-  metadata: Type.Optional(Type.Union([Metadata, Type.Null()])),
-}
-
-/**
- * Body of `POST /beneficiaries` (D7–D9): `first_name`, `last_name` and `email` are required; an
- * optional field that is absent or `null` is stored as `null` (`metadata` as `{}`).
- */
-export const CreateBeneficiaryBody = Type.Object(
-  { first_name: PersonName, last_name: PersonName, email: Email, ...optionalFields },
-  { additionalProperties: false },
-)
-
-/**
- * Body of `PUT /beneficiaries/{id}` (D11): every field optional; `null` clears an optional field
- * (`metadata` becomes `{}`); `address` and `metadata` replace the whole object.
- */
-export const UpdateBeneficiaryBody = Type.Object(
-  {
-    first_name: Type.Optional(PersonName),
-    last_name: Type.Optional(PersonName),
-    email: Type.Optional(Email),
-    ...optionalFields,
-  },
-  { additionalProperties: false },
-)
-
 /**
  * Body of `POST /beneficiaries/{id}/status` (D14). `pending` passes validation but no
  * transition leads to it: the service answers `invalid_transition`.
  */
 export const StatusBody = Type.Object(
   {
-    status: Type.Enum(BENEFICIARY_STATUSES),
+    status: Status,
     reason: Type.Optional(Type.String({ maxLength: 500, description: TEXT })),
   },
   { additionalProperties: false },

@@ -11,7 +11,6 @@ export { COUNTRY_CODES } from './country-codes.js'
 export type { CountryCode } from './country-codes.js'
 export {
   Address,
-  CreateBeneficiaryBody,
   DateOfBirth,
   Email,
   FISCAL_CODE_FORMAT,
@@ -19,11 +18,17 @@ export {
   Metadata,
   PersonName,
   Phone,
-  READ_ONLY_FIELDS,
   RESERVED_KEYS,
+  Status,
   StatusBody,
-  UpdateBeneficiaryBody,
 } from './beneficiary-schemas.js'
+export {
+  BeneficiaryCreated,
+  BeneficiaryDetail,
+  BeneficiaryListItem,
+  CreateBeneficiaryBody,
+  UpdateBeneficiaryBody,
+} from '../beneficiary.js'
 export { LoginBody, RefreshBody } from './auth-schemas.js'
 export {
   HistoryQueryParams,
@@ -33,9 +38,6 @@ export {
   SORT_VALUES,
 } from './query-schemas.js'
 export {
-  BeneficiaryCreated,
-  BeneficiaryDetail,
-  BeneficiaryListItem,
   ErrorBody,
   FieldProblemSchema,
   HistoryItem,

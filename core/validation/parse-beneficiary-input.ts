@@ -1,15 +1,15 @@
 import { Compile } from 'typebox/compile'
 import type { Validator } from 'typebox/compile'
 import { IsDate } from 'typebox/format'
-import { WRITABLE_FIELDS } from '../beneficiary.js'
-import type { Address as AddressValue, BeneficiaryFields, Metadata } from '../beneficiary.js'
 import {
-  Address,
+  ASSIGNED_FIELDS,
   CreateBeneficiaryBody,
-  READ_ONLY_FIELDS,
-  RESERVED_KEYS,
+  EMPTY_VALUES,
   UpdateBeneficiaryBody,
-} from './beneficiary-schemas.js'
+  WRITABLE_FIELDS,
+  type BeneficiaryFields,
+} from '../beneficiary.js'
+import { Address, RESERVED_KEYS } from './beneficiary-schemas.js'
 import { fiscalCodeBirthDateProblem } from './fiscal-code.js'
 import { hasControlCharacters, normaliseText } from './normalise-text.js'
 import { isPlainObject, requireObjectBody } from './plain-object.js'
@@ -26,9 +26,10 @@ const createValidator = Compile(CreateBeneficiaryBody)
 const updateValidator = Compile(UpdateBeneficiaryBody)
 
 const WRITABLE = new Set<string>(WRITABLE_FIELDS)
-const READ_ONLY = new Set<string>(READ_ONLY_FIELDS)
+const READ_ONLY = new Set<string>(ASSIGNED_FIELDS)
 const RESERVED = new Set<string>(RESERVED_KEYS)
-const ADDRESS_FIELDS = new Set(Object.keys(Address.properties))
+const ADDRESS_FIELDS = Object.keys(Address.properties)
+const ADDRESS_FIELD_SET = new Set(ADDRESS_FIELDS)
 const MAX_METADATA_KEYS = 50
 const MAX_METADATA_KEY_LENGTH = 64
 const EARLIEST_BIRTH_DATE = '1900-01-01'
@@ -61,17 +62,17 @@ function define(target: Fields, key: string, value: unknown): void {
   })
 }
 
+// The copy takes the schema's key order, whatever the body's: stored and returned alike.
 function normaliseAddress(value: unknown, problems: ProblemList): unknown {
   if (!isPlainObject(value)) return value
-  const copy: Fields = {}
   for (const key of Object.keys(value)) {
-    const field = `address.${key}`
-    if (!ADDRESS_FIELDS.has(key)) {
-      problems.add(field, 'is not a known field')
-      continue
-    }
-    const text = normaliseText(value[key], field, problems)
-    define(copy, key, key === 'country' && typeof text === 'string' ? text.toUpperCase() : text)
+    if (!ADDRESS_FIELD_SET.has(key)) problems.add(`address.${key}`, 'is not a known field')
+  }
+  const copy: Fields = {}
+  for (const key of ADDRESS_FIELDS) {
+    if (!Object.hasOwn(value, key)) continue
+    const text = normaliseText(value[key], `address.${key}`, problems)
+    copy[key] = key === 'country' && typeof text === 'string' ? text.toUpperCase() : text
   }
   return copy
 }
@@ -157,22 +158,6 @@ function validate(body: unknown, today: string, validator: Validator): Fields {
   return copy
 }
 
-function toAddress(value: unknown): AddressValue | null {
-  if (value === null) return null
-  const address = value as Readonly<Record<keyof AddressValue, string>>
-  return {
-    street: address.street,
-    city: address.city,
-    postal_code: address.postal_code,
-    country: address.country,
-  }
-}
-
-// The copy was built with `define` from checked keys only, so it is safe to hand out as is.
-function toMetadata(value: unknown): Metadata {
-  return value === null ? {} : (value as Metadata)
-}
-
 /**
  * Validates and normalises the body of `POST /beneficiaries` (D7–D10). Strings are trimmed and
  * NFC-normalised, `phone` is compacted, `fiscal_code` and `address.country` are upper-cased.
@@ -195,16 +180,10 @@ function toMetadata(value: unknown): Metadata {
  */
 export function parseCreateInput(body: unknown, today: string): BeneficiaryFields {
   const copy = validate(body, today, createValidator)
-  return {
-    first_name: copy.first_name as string,
-    last_name: copy.last_name as string,
-    email: copy.email as string,
-    phone: (copy.phone ?? null) as string | null,
-    date_of_birth: (copy.date_of_birth ?? null) as string | null,
-    fiscal_code: (copy.fiscal_code ?? null) as string | null,
-    address: toAddress(copy.address ?? null),
-    metadata: toMetadata(copy.metadata ?? null),
-  }
+  const fields: Fields = {}
+  // Required fields are in the copy once validated; an optional one absent or null is empty.
+  for (const field of WRITABLE_FIELDS) fields[field] = copy[field] ?? emptyValue(field)
+  return fields as unknown as BeneficiaryFields
 }
 
 /**
@@ -220,15 +199,13 @@ export function parseCreateInput(body: unknown, today: string): BeneficiaryField
  */
 export function parseUpdateInput(body: unknown, today: string): BeneficiaryPatch {
   const copy = validate(body, today, updateValidator)
-  const has = (field: string): boolean => Object.hasOwn(copy, field)
-  const patch: { -readonly [K in keyof BeneficiaryFields]?: BeneficiaryFields[K] } = {}
-  if (has('first_name')) patch.first_name = copy.first_name as string
-  if (has('last_name')) patch.last_name = copy.last_name as string
-  if (has('email')) patch.email = copy.email as string
-  if (has('phone')) patch.phone = copy.phone as string | null
-  if (has('date_of_birth')) patch.date_of_birth = copy.date_of_birth as string | null
-  if (has('fiscal_code')) patch.fiscal_code = copy.fiscal_code as string | null
-  if (has('address')) patch.address = toAddress(copy.address)
-  if (has('metadata')) patch.metadata = toMetadata(copy.metadata)
-  return patch
+  const patch: Fields = {}
+  for (const field of WRITABLE_FIELDS) {
+    if (Object.hasOwn(copy, field)) patch[field] = copy[field] ?? emptyValue(field)
+  }
+  return patch as BeneficiaryPatch
+}
+
+function emptyValue(field: string): unknown {
+  return (EMPTY_VALUES as Readonly<Record<string, unknown>>)[field]
 }

@@ -1,53 +1,10 @@
 import Type from 'typebox'
 import type { TSchema } from 'typebox'
-import { BENEFICIARY_STATUSES } from '../beneficiary.js'
-import { Address, Metadata } from './beneficiary-schemas.js'
+import { BeneficiaryListItem } from '../beneficiary.js'
+import { Nullable, Timestamp } from './beneficiary-schemas.js'
 
-// Schemas of every response body, field for field the types in `core/shapes.ts`, for the
-// OpenAPI document.
-
-const Id = Type.Integer({ minimum: 1 })
-const Status = Type.Enum(BENEFICIARY_STATUSES)
-const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC.' })
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
-
-/** The detail shape (specification 2.1): GET by id, PUT and status responses. */
-export const BeneficiaryDetail = Type.Object({
-  id: Id,
-  first_name: Type.String(),
-  last_name: Type.String(),
-  email: Type.String(),
-  phone: Nullable(Type.String()),
-  date_of_birth: Nullable(Type.String({ format: 'date' })),
-  fiscal_code: Nullable(Type.String()),
-  address: Nullable(Address),
-  status: Status,
-  metadata: Metadata,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-})
-
-/** The list item shape (specification 2.1). */
-export const BeneficiaryListItem = Type.Object({
-  id: Id,
-  first_name: Type.String(),
-  last_name: Type.String(),
-  email: Type.String(),
-  phone: Nullable(Type.String()),
-  status: Status,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-})
-
-/** The create response (specification 2.1, 4.5). */
-export const BeneficiaryCreated = Type.Object({
-  id: Id,
-  first_name: Type.String(),
-  last_name: Type.String(),
-  email: Type.String(),
-  status: Status,
-  created_at: Timestamp,
-})
+// Schemas of the response bodies other than the beneficiary's own shapes (`core/beneficiary.ts`),
+// field for field the types in `core/shapes.ts`, for the OpenAPI document.
 
 /** `meta` of a paged response (specification 4.3). */
 export const PageMeta = Type.Object({

@@ -4,6 +4,7 @@ import type { Static, TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import Format from 'typebox/format'
 import { Settings } from 'typebox/system'
+import type * as Beneficiary from '../../../core/beneficiary.js'
 import type * as Shapes from '../../../core/shapes.js'
 import {
   BeneficiaryCreated,
@@ -39,17 +40,17 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 type Matches<S extends TSchema, T> = Same<Static<S>, Mutable<T>>
 
 const SHAPES_MATCH: [
-  Matches<typeof BeneficiaryDetail, Shapes.BeneficiaryDetail>,
-  Matches<typeof BeneficiaryListItem, Shapes.BeneficiaryListItem>,
-  Matches<typeof BeneficiaryCreated, Shapes.BeneficiaryCreated>,
-  Matches<typeof PagedBeneficiaries, Shapes.Paged<Shapes.BeneficiaryListItem>>,
+  Matches<typeof BeneficiaryDetail, Beneficiary.BeneficiaryDetail>,
+  Matches<typeof BeneficiaryListItem, Beneficiary.BeneficiaryListItem>,
+  Matches<typeof BeneficiaryCreated, Beneficiary.BeneficiaryCreated>,
+  Matches<typeof PagedBeneficiaries, Shapes.Paged<Beneficiary.BeneficiaryListItem>>,
   Matches<typeof HistoryItem, Shapes.HistoryItem>,
   Matches<typeof PagedHistory, Shapes.Paged<Shapes.HistoryItem>>,
   Matches<typeof TokenResponse, Shapes.TokenResponse>,
   Matches<typeof RefreshResponse, Shapes.RefreshResponse>,
 ] = [true, true, true, true, true, true, true, true]
 
-const DETAIL: Shapes.BeneficiaryDetail = {
+const DETAIL: Beneficiary.BeneficiaryDetail = {
   id: 1,
   first_name: 'Mario',
   last_name: 'Rossi',
