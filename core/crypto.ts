@@ -33,6 +33,9 @@ export function randomToken(bytes: number): string {
   return base64url.encode(webCrypto.getRandomValues(new Uint8Array(bytes)))
 }
 
+/** SHA-256 of a UTF-8 string, base64url without padding; synchronous or not. */
+export type Sha256 = (text: string) => string | Promise<string>
+
 /** SHA-256 of a UTF-8 string, base64url without padding. */
 export async function sha256(text: string): Promise<string> {
   const digest = await webCrypto.subtle.digest('SHA-256', textEncoder.encode(text))

@@ -44,24 +44,60 @@ export interface RateLimitStatus {
   readonly resetSeconds: number
 }
 
-/** Base class of every error the core throws on purpose. */
+/** What a domain error tells the HTTP layer about the request beyond its own fields. */
+export interface ErrorContext {
+  /** Rate-limit state of the request, when it got as far as the limiter. */
+  readonly rateLimit?: RateLimitStatus | undefined
+  /** The authenticated client, when the request got as far as authentication (for logs). */
+  readonly clientId?: string | undefined
+}
+
+/** Options every domain error takes: the `cause`, and the request's context when known. */
+export interface DomainErrorOptions extends ErrorContext {
+  readonly cause?: unknown
+}
+
+/**
+ * Base class of every error the core throws on purpose. Its fields never change once it is
+ * thrown: the request's context is attached by {@link DomainError.withContext}, which makes a
+ * frozen copy.
+ */
 export abstract class DomainError extends Error {
   abstract readonly code: ErrorCode
   /** Rate-limit state of the request, when it got as far as the limiter. */
-  rateLimit: RateLimitStatus | undefined
+  readonly rateLimit: RateLimitStatus | undefined
   /** The authenticated client, when the request got as far as authentication (for logs). */
-  clientId: string | undefined
+  readonly clientId: string | undefined
 
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: DomainErrorOptions) {
     // A domain error is an answer, not a bug: its stack trace would tell nothing and cost more
     // than the request (14 % of the CPU under a flood of bad tokens). V8 reads this limit when
     // the error is constructed; other engines ignore it.
     const errors = Error as { stackTraceLimit?: number | undefined }
     const limit = errors.stackTraceLimit
     errors.stackTraceLimit = 0
-    super(message, options)
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
     errors.stackTraceLimit = limit
     this.name = new.target.name
+    this.rateLimit = options?.rateLimit
+    this.clientId = options?.clientId
+  }
+
+  /**
+   * This error with `context` filled in where it has none of its own: a frozen copy of the same
+   * class, or this error itself when the context adds nothing.
+   */
+  withContext(context: ErrorContext): this {
+    const rateLimit = this.rateLimit ?? context.rateLimit
+    const clientId = this.clientId ?? context.clientId
+    if (rateLimit === this.rateLimit && clientId === this.clientId) return this
+    const copy = Object.create(Object.getPrototypeOf(this) as object) as this
+    Object.defineProperties(copy, Object.getOwnPropertyDescriptors(this))
+    Object.defineProperties(copy, {
+      rateLimit: { value: rateLimit },
+      clientId: { value: clientId },
+    })
+    return Object.freeze(copy)
   }
 }
 
@@ -75,8 +111,12 @@ export class ValidationError extends DomainError {
   readonly code = 'validation_failed'
   readonly details: readonly FieldProblem[]
 
-  constructor(details: readonly FieldProblem[], message = 'The request has invalid fields.') {
-    super(message)
+  constructor(
+    details: readonly FieldProblem[],
+    message = 'The request has invalid fields.',
+    options?: DomainErrorOptions,
+  ) {
+    super(message, options)
     this.details = details
   }
 }
@@ -89,9 +129,8 @@ export class ConflictError extends ValidationError {
   readonly field: string
 
   constructor(field: string, options?: { cause?: unknown }) {
-    super([{ field, message: 'is already registered to another beneficiary' }])
+    super([{ field, message: 'is already registered to another beneficiary' }], undefined, options)
     this.field = field
-    if (options?.cause !== undefined) this.cause = options.cause
   }
 }
 
@@ -183,10 +222,9 @@ export class RateLimitedError extends DomainError {
 
   constructor(retryAfterMs: number, rateLimit: RateLimitStatus) {
     const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000))
-    super(`Rate limit exceeded. Retry in ${seconds} seconds.`)
+    super(`Rate limit exceeded. Retry in ${seconds} seconds.`, { rateLimit })
     this.retryAfterMs = retryAfterMs
     this.retryAfterSeconds = seconds
-    this.rateLimit = rateLimit
   }
 }
 

@@ -1,5 +1,7 @@
 export { createBeneficiaryService } from './create-beneficiary-service.js'
 export type { AccessTokenKey, BeneficiaryServiceOptions } from './create-beneficiary-service.js'
+export { createClientAdmin } from './client-admin.js'
+export type { ClientAdminOptions } from './client-admin.js'
 export type {
   BeneficiaryService,
   ClientAdmin,

@@ -1,10 +1,5 @@
 import { nodeSha256 } from '../node-sha256.js'
-import { randomBytes } from 'node:crypto'
-import {
-  createBeneficiaryService,
-  isDomainError,
-  type BeneficiaryService,
-} from '../../core/index.js'
+import { createClientAdmin, isDomainError, type ClientAdmin } from '../../core/index.js'
 import { CommandFailedError, UsageError } from './cli-error.js'
 import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
 import { databasePath, openDatabase } from './database.js'
@@ -42,21 +37,17 @@ export async function clientsCommand(args: readonly string[], io: CliIo): Promis
   const settings = new Settings(values, io.env)
   const storage = await openDatabase(databasePath(settings))
   try {
-    // Client administration signs nothing: a throwaway key keeps it from creating the stored one.
-    const service = await createBeneficiaryService({
-      storage,
-      keys: [{ kid: 'cli', secret: randomBytes(32).toString('base64url') }],
-      sha256: nodeSha256,
-    })
+    // Client administration signs nothing, so it needs no signing key (and creates none).
+    const clients = createClientAdmin({ storage, sha256: nodeSha256 })
     switch (action) {
       case 'create':
-        return await create(service, values, io)
+        return await create(clients, values, io)
       case 'list':
-        io.out(JSON.stringify(await service.clients.list(), null, 2))
+        io.out(JSON.stringify(await clients.list(), null, 2))
         return 0
       case 'revoke':
         if (id === undefined) throw new UsageError('clients revoke needs the client id')
-        if (!(await service.clients.revoke(id)))
+        if (!(await clients.revoke(id)))
           throw new CommandFailedError(`no live client has the id ${id}`)
         io.out(JSON.stringify({ client_id: id, revoked: true }))
         return 0
@@ -67,7 +58,7 @@ export async function clientsCommand(args: readonly string[], io: CliIo): Promis
 }
 
 async function create(
-  service: BeneficiaryService,
+  clients: ClientAdmin,
   values: Readonly<Record<string, unknown>>,
   io: CliIo,
 ): Promise<number> {
@@ -77,7 +68,7 @@ async function create(
     .split(/[\s,]+/)
     .filter((scope) => scope !== '')
   try {
-    const client = await service.clients.create({ name, scopes })
+    const client = await clients.create({ name, scopes })
     io.out(
       JSON.stringify({
         client_id: client.client_id,

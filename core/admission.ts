@@ -1,0 +1,100 @@
+import type { AccessTokenClaims, AccessTokens } from './access-tokens.js'
+import type { RequestContext, Result } from './beneficiary-service.js'
+import {
+  InsufficientScopeError,
+  InvalidTokenError,
+  isDomainError,
+  type ErrorContext,
+  type RateLimitStatus,
+} from './errors.js'
+import { OPERATIONS, type OperationName } from './operations.js'
+import type { SessionStore } from './ports/session-store.js'
+import type { RateLimiter } from './rate-limiter.js'
+
+/** What an admitted request brings to an operation's work. */
+export interface Admitted {
+  /** The verified token's claims. */
+  readonly claims: AccessTokenClaims
+  readonly rateLimit: RateLimitStatus
+}
+
+/** What an admitted request for an operation that takes no token brings to its work. */
+export interface AdmittedAnonymous {
+  readonly rateLimit: RateLimitStatus
+}
+
+/**
+ * Decides whether a request may proceed, by the operation's policy (`OPERATIONS`): verifies the
+ * token and that its session, client and `jti` are not revoked (401), draws from the limit
+ * class (429), checks the scope (403), in that order, then runs the operation's work. Any domain
+ * error is rethrown with the request's rate-limit state and client attached.
+ */
+export class Admission {
+  readonly #tokens: AccessTokens
+  readonly #sessions: SessionStore
+  readonly #limiter: RateLimiter
+
+  constructor(tokens: AccessTokens, sessions: SessionStore, limiter: RateLimiter) {
+    this.#tokens = tokens
+    this.#sessions = sessions
+    this.#limiter = limiter
+  }
+
+  /** Admits a request for an operation that needs a token, then runs `work`. */
+  async admit<T>(
+    operation: OperationName,
+    ctx: RequestContext,
+    work: (admitted: Admitted) => Promise<Result<T>>,
+  ): Promise<Result<T>> {
+    const policy = OPERATIONS[operation]
+    const claims = await this.#authenticate(ctx.token)
+    const clientId = claims.clientId
+    let rateLimit: RateLimitStatus
+    try {
+      rateLimit = await this.#limiter.take(policy.limitClass, clientId)
+    } catch (error) {
+      throw withContext(error, { clientId })
+    }
+    const scope = policy.scope
+    return attachContext({ rateLimit, clientId }, () => {
+      if (scope !== undefined && !claims.scopes.includes(scope))
+        throw new InsufficientScopeError(scope)
+      return work({ claims, rateLimit })
+    })
+  }
+
+  /** Admits a request for an operation open to anyone (login, refresh), keyed by `ctx.ip`. */
+  async admitAnonymous<T>(
+    operation: OperationName,
+    ctx: RequestContext,
+    work: (admitted: AdmittedAnonymous) => Promise<Result<T>>,
+  ): Promise<Result<T>> {
+    const rateLimit = await this.#limiter.take(
+      OPERATIONS[operation].limitClass,
+      ctx.ip ?? 'unknown',
+    )
+    return attachContext({ rateLimit }, () => work({ rateLimit }))
+  }
+
+  async #authenticate(token: string | undefined): Promise<AccessTokenClaims> {
+    if (token === undefined || token.length === 0)
+      throw new InvalidTokenError('A bearer token is required.')
+    const claims = await this.#tokens.verify(token)
+    if (!(await this.#sessions.isTokenActive(claims.sid, claims.jti))) {
+      throw new InvalidTokenError('The token has been revoked.')
+    }
+    return claims
+  }
+}
+
+async function attachContext<T>(context: ErrorContext, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    throw withContext(error, context)
+  }
+}
+
+function withContext(error: unknown, context: ErrorContext): unknown {
+  return isDomainError(error) ? error.withContext(context) : error
+}

@@ -1,0 +1,319 @@
+import type { AccessTokenClaims } from './access-tokens.js'
+import type { Admission } from './admission.js'
+import {
+  type BeneficiaryCreated,
+  type BeneficiaryDetail,
+  type BeneficiaryListItem,
+  type BeneficiaryRecord,
+  type FieldChange,
+  type HistoryAction,
+  type HistoryEntry,
+} from './beneficiary.js'
+import {
+  creationChanges,
+  decideStatusChange,
+  decideUpdate,
+  type Decision,
+} from './beneficiary-changes.js'
+import type { QueryInput, RequestBody, RequestContext, Result } from './beneficiary-service.js'
+import { canonicalJson } from './canonical-json.js'
+import { randomToken, type Sha256 } from './crypto.js'
+import {
+  IdempotencyKeyReusedError,
+  NotFoundError,
+  PreconditionFailedError,
+  ValidationError,
+  type RateLimitStatus,
+} from './errors.js'
+import { etagOf, ifMatchAdmits } from './etag.js'
+import { pageOf } from './pagination.js'
+import type { Clock } from './ports/clock.js'
+import type { BeneficiaryStore } from './ports/beneficiary-store.js'
+import { createdOf, detailOf, historyItemOf, listItemOf } from './representation.js'
+import { bodyOf } from './request-body.js'
+import { searchTerms } from './search-terms.js'
+import type { HistoryItem, Paged } from './shapes.js'
+import { DAY_MS, isoTime } from './time.js'
+import {
+  parseCreateInput,
+  parseHistoryQuery,
+  parseListQuery,
+  parseStatusInput,
+  parseUpdateInput,
+} from './validation/index.js'
+
+/** The settings the beneficiary operations read. */
+export interface BeneficiarySettings {
+  /** How long an Idempotency-Key is remembered (D22). */
+  readonly idempotencyTtlSeconds: number
+  /** Prefix of the paths in pagination links (D18). */
+  readonly basePath: string
+}
+
+const MAX_UPDATE_ATTEMPTS = 8
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
+const ID = /^[1-9][0-9]{0,15}$/
+
+/** The beneficiary resource's operations (specification 4.3–4.7, D7–D18, D22, D23, D27). */
+export class BeneficiaryOperations {
+  readonly #store: BeneficiaryStore
+  readonly #clock: Clock
+  readonly #admission: Admission
+  readonly #sha256: Sha256
+  readonly #settings: BeneficiarySettings
+
+  constructor(
+    store: BeneficiaryStore,
+    clock: Clock,
+    admission: Admission,
+    hash: Sha256,
+    settings: BeneficiarySettings,
+  ) {
+    this.#store = store
+    this.#clock = clock
+    this.#admission = admission
+    this.#sha256 = hash
+    this.#settings = settings
+  }
+
+  list(ctx: RequestContext, query: QueryInput): Promise<Result<Paged<BeneficiaryListItem>>> {
+    return this.#admission.admit('list', ctx, async ({ claims, rateLimit }) => {
+      const params = parseListQuery(query)
+      const page = await this.#store.list({
+        offset: (params.page - 1) * params.perPage,
+        limit: params.perPage,
+        sort: params.sort,
+        descending: params.descending,
+        ...(params.status !== undefined && { status: params.status }),
+        ...(params.createdFrom !== undefined && { createdFrom: Date.parse(params.createdFrom) }),
+        ...(params.createdTo !== undefined && {
+          createdBefore: Date.parse(params.createdTo) + DAY_MS,
+        }),
+        ...(params.search !== undefined && { search: searchTerms(params.search) }),
+      })
+      const { meta, links } = pageOf(
+        `${this.#settings.basePath}/beneficiaries`,
+        params.page,
+        params.perPage,
+        page.total,
+        [
+          ['search', params.search],
+          ['status', params.status],
+          ['created_from', params.createdFrom],
+          ['created_to', params.createdTo],
+          ['sort', params.sortParam],
+        ],
+      )
+      return {
+        value: { data: page.items.map(listItemOf), meta, links },
+        rateLimit,
+        clientId: claims.clientId,
+      }
+    })
+  }
+
+  get(ctx: RequestContext, id: string | number): Promise<Result<BeneficiaryDetail>> {
+    return this.#admission.admit('get', ctx, async ({ claims, rateLimit }) =>
+      detailResult(await this.#find(id), claims, rateLimit),
+    )
+  }
+
+  create(ctx: RequestContext, body: RequestBody): Promise<Result<BeneficiaryCreated>> {
+    return this.#admission.admit('create', ctx, async ({ claims, rateLimit }) => {
+      const key = ctx.idempotencyKey
+      if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+        throw new ValidationError([
+          { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
+        ])
+      }
+      const now = this.#clock.now()
+      const fields = parseCreateInput(bodyOf(body), isoTime(now).slice(0, 10))
+      const entry = this.#entry(ctx, claims, now, 'created', creationChanges(fields))
+      const claim =
+        key === undefined
+          ? undefined
+          : {
+              clientId: claims.clientId,
+              key,
+              fingerprint: await this.#sha256(canonicalJson(fields)),
+              expiresAt: now + this.#settings.idempotencyTtlSeconds * 1000,
+              now,
+            }
+      const outcome = await this.#store.create(
+        { ...fields, status: 'pending', created_at: now, updated_at: now },
+        entry,
+        claim,
+      )
+      if (outcome.kind === 'created') {
+        const { record } = outcome
+        return {
+          value: createdOf(record.id, record, record.created_at),
+          etag: etagOf(record.version),
+          rateLimit,
+          clientId: claims.clientId,
+        }
+      }
+      if (outcome.fingerprint !== claim?.fingerprint) throw new IdempotencyKeyReusedError()
+      // Same key, same body: the original 201 again. Its fields are this request's, by the fingerprint.
+      return {
+        value: createdOf(outcome.beneficiaryId, fields, outcome.createdAt),
+        replayed: true,
+        rateLimit,
+        clientId: claims.clientId,
+      }
+    })
+  }
+
+  update(
+    ctx: RequestContext,
+    id: string | number,
+    body: RequestBody,
+  ): Promise<Result<BeneficiaryDetail>> {
+    return this.#admission.admit('update', ctx, async ({ claims, rateLimit }) => {
+      const beneficiaryId = parseId(id)
+      const patch = parseUpdateInput(bodyOf(body), isoTime(this.#clock.now()).slice(0, 10))
+      const record = await this.#change(ctx, claims, beneficiaryId, 'updated', (current) =>
+        decideUpdate(current, patch),
+      )
+      return detailResult(record, claims, rateLimit)
+    })
+  }
+
+  setStatus(
+    ctx: RequestContext,
+    id: string | number,
+    body: RequestBody,
+  ): Promise<Result<BeneficiaryDetail>> {
+    return this.#admission.admit('setStatus', ctx, async ({ claims, rateLimit }) => {
+      const beneficiaryId = parseId(id)
+      const input = parseStatusInput(bodyOf(body))
+      const record = await this.#change(ctx, claims, beneficiaryId, 'status_changed', (current) =>
+        decideStatusChange(current, input),
+      )
+      return detailResult(record, claims, rateLimit)
+    })
+  }
+
+  remove(ctx: RequestContext, id: string | number): Promise<Result<null>> {
+    return this.#admission.admit('remove', ctx, async ({ claims, rateLimit }) => {
+      let expectedVersion: number | undefined
+      if (ctx.ifMatch !== undefined) {
+        const current = await this.#find(id)
+        if (!ifMatchAdmits(ctx.ifMatch, etagOf(current.version)))
+          throw new PreconditionFailedError()
+        expectedVersion = current.version
+      }
+      const entry = this.#entry(ctx, claims, this.#clock.now(), 'deleted', [])
+      const outcome = await this.#store.remove(parseId(id), expectedVersion, entry)
+      if (outcome === 'missing') throw new NotFoundError('The beneficiary was not found.')
+      if (outcome === 'conflict') throw new PreconditionFailedError()
+      return { value: null, rateLimit, clientId: claims.clientId }
+    })
+  }
+
+  history(
+    ctx: RequestContext,
+    id: string | number,
+    query: QueryInput,
+  ): Promise<Result<Paged<HistoryItem>>> {
+    return this.#admission.admit('history', ctx, async ({ claims, rateLimit }) => {
+      const beneficiaryId = parseId(id)
+      const params = parseHistoryQuery(query)
+      const page = await this.#store.history(
+        beneficiaryId,
+        (params.page - 1) * params.perPage,
+        params.perPage,
+      )
+      if (page === undefined) throw new NotFoundError('The beneficiary was not found.')
+      const path = `${this.#settings.basePath}/beneficiaries/${beneficiaryId}/history`
+      const { meta, links } = pageOf(path, params.page, params.perPage, page.total)
+      return {
+        value: { data: page.items.map(historyItemOf), meta, links },
+        rateLimit,
+        clientId: claims.clientId,
+      }
+    })
+  }
+
+  async #find(id: string | number): Promise<BeneficiaryRecord> {
+    const record = await this.#store.get(parseId(id))
+    if (record === undefined) throw new NotFoundError('The beneficiary was not found.')
+    return record
+  }
+
+  /**
+   * Reads, decides and writes with compare-and-swap on the version, so that two racing changes
+   * never lose one another: a write that lost the race is decided again on the fresh record,
+   * unless the caller pinned the version with If-Match (then it is a 412).
+   */
+  async #change(
+    ctx: RequestContext,
+    claims: AccessTokenClaims,
+    id: number,
+    action: HistoryAction,
+    decide: (current: BeneficiaryRecord) => Decision,
+  ): Promise<BeneficiaryRecord> {
+    for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+      const current = await this.#find(id)
+      if (ctx.ifMatch !== undefined && !ifMatchAdmits(ctx.ifMatch, etagOf(current.version))) {
+        throw new PreconditionFailedError()
+      }
+      const { next, changes } = decide(current)
+      if (changes.length === 0) return current
+      const now = this.#clock.now()
+      // Any change moves updated_at (D11), even when the clock has not moved since the last one.
+      const updated = {
+        ...next,
+        updated_at: Math.max(now, current.updated_at + 1),
+        version: current.version + 1,
+      }
+      const outcome = await this.#store.update(
+        current,
+        updated,
+        this.#entry(ctx, claims, now, action, changes),
+      )
+      if (outcome === 'done') return updated
+      if (outcome === 'missing') throw new NotFoundError('The beneficiary was not found.')
+      if (ctx.ifMatch !== undefined) throw new PreconditionFailedError()
+    }
+    throw new Error('the beneficiary kept changing during the update')
+  }
+
+  #entry(
+    ctx: RequestContext,
+    claims: AccessTokenClaims,
+    at: number,
+    action: HistoryAction,
+    changes: readonly FieldChange[],
+  ): HistoryEntry {
+    return {
+      at,
+      action,
+      client_id: claims.clientId,
+      request_id: ctx.requestId ?? randomToken(12),
+      changes,
+    }
+  }
+}
+
+/** The detail shape of `record` with its ETag, as get, update and status changes answer. */
+function detailResult(
+  record: BeneficiaryRecord,
+  claims: AccessTokenClaims,
+  rateLimit: RateLimitStatus,
+): Result<BeneficiaryDetail> {
+  return {
+    value: detailOf(record),
+    etag: etagOf(record.version),
+    rateLimit,
+    clientId: claims.clientId,
+  }
+}
+
+/** An id from a path: a positive integer in range, else the resource cannot exist (D12). */
+function parseId(id: string | number): number {
+  const value = typeof id === 'number' ? id : ID.test(id) ? Number(id) : NaN
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new NotFoundError('The beneficiary was not found.')
+  return value
+}
