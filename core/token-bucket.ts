@@ -22,7 +22,9 @@ export function takeToken(
   const allowed = refilled >= policy.windowMs
   const units = allowed ? refilled - policy.windowMs : refilled
   return {
-    state: { units, updatedAt: now },
+    // A late `now` (a delayed request, a lagging instance) must not move the clock back, or the
+    // next take would refill the same interval twice.
+    state: { units, updatedAt: state === undefined ? now : Math.max(state.updatedAt, now) },
     result: {
       allowed,
       tokens: units / policy.windowMs,
