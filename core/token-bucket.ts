@@ -22,7 +22,9 @@ export function takeToken(
   const allowed = refilled >= policy.windowMs
   const units = allowed ? refilled - policy.windowMs : refilled
   return {
-    state: { units, updatedAt: now },
+    // A late `now` (a delayed request, a lagging instance) must not move the clock back, or the
+    // next take would refill the same interval twice.
+    state: { units, updatedAt: state === undefined ? now : Math.max(state.updatedAt, now) },
     result: {
       allowed,
       tokens: units / policy.windowMs,
@@ -43,6 +45,7 @@ const SWEEP_EVERY = 4096
 export class LocalRateLimitStore implements RateLimitStore {
   readonly #buckets = new Map<string, BucketState>()
   #takesSinceSweep = 0
+  #longestWindowMs = 0
 
   take(key: string, policy: BucketPolicy, now: number): Promise<TakeResult> {
     return Promise.resolve(this.takeSync(key, policy, now))
@@ -50,7 +53,8 @@ export class LocalRateLimitStore implements RateLimitStore {
 
   /** The same as `take`, without the promise (for callers in the same process). */
   takeSync(key: string, policy: BucketPolicy, now: number): TakeResult {
-    if (++this.#takesSinceSweep >= SWEEP_EVERY) this.#sweep(policy, now)
+    this.#longestWindowMs = Math.max(this.#longestWindowMs, policy.windowMs)
+    if (++this.#takesSinceSweep >= SWEEP_EVERY) this.#sweep(now)
     const { state, result } = takeToken(this.#buckets.get(key), policy, now)
     this.#buckets.set(key, state)
     return result
@@ -61,11 +65,12 @@ export class LocalRateLimitStore implements RateLimitStore {
     return this.#buckets.size
   }
 
-  #sweep(policy: BucketPolicy, now: number): void {
+  #sweep(now: number): void {
     this.#takesSinceSweep = 0
-    // Any bucket idle for a whole window is full again, whatever its capacity.
+    // A bucket idle for a whole window is full again, whatever its capacity; buckets do not
+    // record their policy, so only the longest window seen is safe for all of them.
     for (const [key, state] of this.#buckets) {
-      if (now - state.updatedAt >= policy.windowMs) this.#buckets.delete(key)
+      if (now - state.updatedAt >= this.#longestWindowMs) this.#buckets.delete(key)
     }
   }
 }

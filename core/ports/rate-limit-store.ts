@@ -1,26 +1,95 @@
-/** The shape of one token bucket: `capacity` tokens, refilled continuously over `windowMs`. */
+/**
+ * The shape of one token bucket (D20): `capacity` tokens, refilled continuously so that an empty
+ * bucket is full again after exactly `windowMs`.
+ *
+ * The core builds one frozen policy per limit class (D19) and passes it with every `take`; a store
+ * keeps levels, never policies. A key is always taken with the policy of its class; what a store
+ * does when one key is taken with two different policies is unspecified.
+ */
 export interface BucketPolicy {
+  /**
+   * The most tokens the bucket holds, and so the most takes allowed at one instant: the limit of
+   * the class. A positive integer.
+   */
   readonly capacity: number
+  /**
+   * Milliseconds an empty bucket takes to fill up: one token comes back every
+   * `windowMs / capacity` milliseconds, in fractions in between. A positive integer.
+   */
   readonly windowMs: number
 }
 
-/** The state of a bucket right after one `take`. */
+/**
+ * The state of a bucket right after one `take`. Durations count from the bucket's clock: the
+ * latest `now` the store has seen for that key (see {@link RateLimitStore.take}).
+ */
 export interface TakeResult {
-  /** Whether a token was taken (the request may proceed). */
+  /**
+   * Whether a token was taken, so the request may proceed. When `false` nothing was taken: a
+   * refused take costs the caller nothing.
+   */
   readonly allowed: boolean
-  /** Tokens left, possibly fractional. */
+  /**
+   * Tokens left after this take, possibly fractional: at most `capacity - 1` when allowed, below
+   * 1 when refused. The core reports `Math.floor(tokens)` as the remaining quota.
+   */
   readonly tokens: number
-  /** Milliseconds until one whole token is back (0 when `allowed` left at least one). */
+  /**
+   * Whole milliseconds, rounded up, until the bucket holds one whole token; 0 when it still holds
+   * one after this take. Exact: with no other take in between, a take at the bucket's clock plus
+   * `retryAfterMs` is allowed and one a millisecond earlier is not. The core turns it into
+   * `retry_after` and `Retry-After` (D20).
+   */
   readonly retryAfterMs: number
-  /** Milliseconds until the bucket is full again. */
+  /**
+   * Whole milliseconds, rounded up, until the bucket is full again if nothing takes from it.
+   * Never 0, since a take always leaves the bucket below capacity. The core reports it, in
+   * seconds, as the time the quota resets.
+   */
   readonly resetMs: number
 }
 
 /**
- * Token buckets per key (D20). `take` is one atomic read-modify-write, so that a store shared by
- * several processes (Redis, say) can implement it with one script. The default is process-local.
+ * Token buckets per key (D20): where the rate limiter keeps its levels. The default,
+ * `LocalRateLimitStore`, keeps them in this process's memory; a store shared by several processes
+ * (Redis, say) makes the limits hold across all of them. Pass one as the `limits.store` option
+ * of `createBeneficiaryService`.
+ *
+ * Every implementation must pass `describeRateLimitStoreContract` in
+ * `test/contracts/rate-limit-store.contract.ts` unchanged.
  */
 export interface RateLimitStore {
-  /** Refills the bucket for `key` up to `now`, then takes one token if there is one. */
+  /**
+   * Refills the bucket of `key` up to `now`, then takes one token from it if there is a whole one.
+   * The core calls it once per limited request, with a key such as `write:<client id>` and the
+   * policy of that class. A key never taken before is a full bucket.
+   *
+   * Atomicity: one take is one read-modify-write of one key. Concurrent takes, from one process
+   * or from many, behave as if they ran one after another in some order, so N concurrent takes on
+   * a bucket holding C tokens allow exactly `min(N, C)` of them. A shared store does the whole
+   * take in one round trip (a Redis script, say), never as a read followed by a write.
+   *
+   * Whose clock: only `now`, the caller's `Clock` reading in epoch milliseconds. The store never
+   * reads a clock of its own (not `Date.now()`, not the server's time), so a `FakeClock` drives it
+   * in tests and every refill follows the same clock as token expiry.
+   *
+   * Out of order: `now` may be earlier than the latest time the bucket has seen: a request that
+   * reached the store late, or an instance whose clock lags another's. Such a take is answered as
+   * if it came at the bucket's latest time. It refills nothing, may take a token that is there,
+   * and never moves the bucket's clock back, so a later take cannot refill the same interval twice.
+   *
+   * Expiry: a full bucket is the same as an absent one, so a store may forget a bucket once it has
+   * been idle for `windowMs` past its clock (a key that expires `windowMs` after its last take,
+   * say), never earlier: forgetting a bucket that is not yet full would hand out tokens.
+   *
+   * Failures: a store that cannot answer rejects. The core does not catch it, so the request fails
+   * rather than going through unlimited; report the fault as `StorageUnavailableError`, as
+   * `Storage` adapters do, so that the server answers 503 with `Retry-After`.
+   *
+   * @param key - The bucket: an opaque string chosen by the core. Distinct keys never share tokens.
+   * @param policy - Capacity and refill of this bucket.
+   * @param now - The caller's time in epoch milliseconds.
+   * @returns The bucket's state right after this take.
+   */
   take(key: string, policy: BucketPolicy, now: number): Promise<TakeResult>
 }
