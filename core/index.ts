@@ -1,3 +1,16 @@
+/**
+ * The beneficiary service's core: every operation of the /v3 API as a method of a framework-free
+ * service (`createBeneficiaryService`), client administration on its own (`createClientAdmin`),
+ * the domain errors, the beneficiary's types, and the ports a storage adapter or a rate-limit
+ * store implements. No Node.js built-ins and no driver: host applications, adapters and the HTTP
+ * server all build on this.
+ *
+ * @example
+ * import { createBeneficiaryService, FakeClock } from 'beneficiary-service'
+ * import { MemoryStorage } from 'beneficiary-service/memory'
+ *
+ * const service = await createBeneficiaryService({ storage: new MemoryStorage(), clock: new FakeClock() })
+ */
 export { createBeneficiaryService } from './create-beneficiary-service.js'
 export type { AccessTokenKey, BeneficiaryServiceOptions } from './create-beneficiary-service.js'
 export { createClientAdmin } from './client-admin.js'
@@ -29,7 +42,9 @@ export {
 } from './errors.js'
 export type {
   AnyDomainError,
+  DomainErrorOptions,
   ErrorCode,
+  ErrorContext,
   FieldProblem,
   RateLimitStatus,
   StorageFailureReason,
@@ -77,8 +92,9 @@ export type { BucketPolicy, RateLimitStore, TakeResult } from './ports/rate-limi
 export type { Storage } from './ports/storage.js'
 export { FakeClock } from './fake-clock.js'
 export { systemClock } from './system-clock.js'
-export { LocalRateLimitStore, takeToken } from './token-bucket.js'
-export type { BucketState } from './token-bucket.js'
+export { LocalRateLimitStore } from './token-bucket.js'
 export type { LimitClass, RateLimitOptions } from './rate-limiter.js'
 export { searchTerms } from './search-terms.js'
-export { canonicalJson } from './canonical-json.js'
+export { OPERATIONS } from './operations.js'
+export type { OperationName, OperationPolicy } from './operations.js'
+export type { Sha256 } from './crypto.js'

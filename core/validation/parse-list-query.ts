@@ -1,12 +1,10 @@
+import type { QueryInput } from '../beneficiary-service.js'
 import { Compile } from 'typebox/compile'
 import type { BeneficiaryStatus, SortField } from '../beneficiary.js'
 import { hasControlCharacters } from './normalise-text.js'
 import { ProblemList } from './problem-list.js'
 import { HistoryQueryParams, ListQueryParams } from './query-schemas.js'
 import { schemaProblems } from './schema-problems.js'
-
-/** Query parameters as received: the first value of each name, undecoded into types. */
-export type RawQuery = Readonly<Record<string, string | undefined>>
 
 /** Validated paging parameters (D18). */
 export interface PageParams {
@@ -46,12 +44,16 @@ const MESSAGES = {
 const PAGING = ['page', 'per_page'] as const
 const PASSED_AS_GIVEN = ['status', 'created_from', 'created_to', 'sort'] as const
 
-function param(query: RawQuery, name: string): string | undefined {
+function param(query: QueryInput, name: string): string | undefined {
   return Object.hasOwn(query, name) ? query[name] : undefined
 }
 
 // Integers must be plain digits: Number() would also take '1e3', ' 2', '0x10' or ''.
-function decodePaging(query: RawQuery, copy: Record<string, unknown>, problems: ProblemList): void {
+function decodePaging(
+  query: QueryInput,
+  copy: Record<string, unknown>,
+  problems: ProblemList,
+): void {
   for (const name of PAGING) {
     const raw = param(query, name)
     if (raw === undefined) continue
@@ -78,7 +80,7 @@ function pageParams(copy: Record<string, unknown>): PageParams {
  * parseListQuery({ per_page: '50', sort: '-created_at' })
  * // { page: 1, perPage: 50, sort: 'created_at', descending: true, sortParam: '-created_at' }
  */
-export function parseListQuery(query: RawQuery): ListParams {
+export function parseListQuery(query: QueryInput): ListParams {
   const problems = new ProblemList()
   const copy: Record<string, unknown> = {}
   decodePaging(query, copy, problems)
@@ -124,7 +126,7 @@ export function parseListQuery(query: RawQuery): ListParams {
  *
  * @throws ValidationError `validation_failed` naming `page` and/or `per_page`
  */
-export function parseHistoryQuery(query: RawQuery): PageParams {
+export function parseHistoryQuery(query: QueryInput): PageParams {
   const problems = new ProblemList()
   const copy: Record<string, unknown> = {}
   decodePaging(query, copy, problems)

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { LocalRateLimitStore, RateLimitedError, takeToken } from '../../core/index.js'
+import { LocalRateLimitStore, RateLimitedError } from '../../core/index.js'
+import { takeToken } from '../../core/token-bucket.js'
 import { credentials, maria, rejectsWith, setup } from './support.js'
 
 describe('token buckets (D20)', () => {
