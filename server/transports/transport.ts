@@ -17,6 +17,7 @@ export interface TlsFiles {
 
 /** What every transport needs to listen. */
 export interface TransportOptions {
+  /** The address to listen on: `127.0.0.1`, `::`, … */
   readonly host: string
   /** 0 picks a free port. */
   readonly port: number
