@@ -25,7 +25,9 @@ import { ROUTES } from './routes.js'
 
 /** Where the handler writes its one line per request; a pino logger fits. */
 export interface HandlerLogger {
+  /** One line per request: request id, method, route pattern, status, duration, client id. */
   info(fields: object, message?: string): void
+  /** An unexpected error or a storage fault, without its message (D25). */
   error(fields: object, message?: string): void
 }
 

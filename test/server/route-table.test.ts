@@ -1,8 +1,23 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { defineServerRoute } from '../../server/route.js'
+import { defineServerRoute, type Route } from '../../server/route.js'
 import { RouteTable } from '../../server/route-table.js'
 import { ROUTES } from '../../server/routes.js'
+
+/** A route of any path, for the router alone. */
+function route(path: string): Route {
+  return defineServerRoute({
+    method: 'GET',
+    path,
+    operation: 'health',
+    versioned: true,
+    summary: path,
+    tag: 'service',
+    status: 200,
+    response: 'ProbeStatus',
+    errors: [],
+  })
+}
 
 describe('route table', () => {
   it('matches every route of the table and extracts the raw id', () => {
@@ -52,18 +67,6 @@ describe('route table', () => {
   })
 
   it('compiles any template of whole-segment parameters, and tries a longer prefix first', () => {
-    const route = (path: string) =>
-      defineServerRoute({
-        method: 'GET',
-        path,
-        operation: 'health',
-        versioned: true,
-        summary: path,
-        tag: 'service',
-        status: 200,
-        response: 'ProbeStatus',
-        errors: [],
-      })
     const table = new RouteTable('/api', [
       route('/shops/{shop}/items/{item}'),
       route('/shops/{shop}'),
@@ -99,18 +102,7 @@ describe('route table', () => {
   })
 
   it('refuses a parameter that is not a whole segment, and a malformed base path', () => {
-    const route = defineServerRoute({
-      method: 'GET',
-      path: '/files/{name}.json',
-      operation: 'health',
-      versioned: true,
-      summary: 'x',
-      tag: 'service',
-      status: 200,
-      response: 'ProbeStatus',
-      errors: [],
-    })
-    assert.throws(() => new RouteTable('/v3', [route]), TypeError)
+    assert.throws(() => new RouteTable('/v3', [route('/files/{name}.json')]), TypeError)
     for (const basePath of ['v3', '/v3/', '/v 3', '/v3//x']) {
       assert.throws(() => new RouteTable(basePath, ROUTES), TypeError, basePath)
     }

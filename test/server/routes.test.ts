@@ -37,7 +37,7 @@ describe('routes', () => {
   })
 
   it('does not compile a route that lacks a fact', () => {
-    const facts = {
+    const withoutIfMatch = {
       method: 'GET',
       operation: 'get',
       summary: 'x',
@@ -45,32 +45,22 @@ describe('routes', () => {
       requestBody: undefined,
       query: undefined,
       etag: true,
-      ifMatch: false,
       idempotencyKey: false,
       errors: [],
+      status: 200,
+      response: 'BeneficiaryDetail',
     } as const
+    const facts = { ...withoutIfMatch, ifMatch: false } as const
     const complete = defineRoute({
       ...facts,
       path: '/things/{id}',
-      status: 200,
-      response: 'BeneficiaryDetail',
       invoke: (service, ctx, [id]) => service.get(ctx, id),
     })
     assert.equal(complete.policy, OPERATIONS.get)
     // @ts-expect-error: whether it honours If-Match is missing
     defineRoute({
-      method: 'GET',
-      operation: 'get',
-      summary: 'x',
-      tag: 'beneficiaries',
-      requestBody: undefined,
-      query: undefined,
-      etag: true,
-      idempotencyKey: false,
-      errors: [],
+      ...withoutIfMatch,
       path: '/things',
-      status: 200,
-      response: 'BeneficiaryDetail',
       invoke: (service, ctx) => service.get(ctx, '1'),
     })
     // @ts-expect-error: a 201 must give the path of what it created
@@ -84,8 +74,6 @@ describe('routes', () => {
     defineRoute({
       ...facts,
       path: '/things',
-      status: 200,
-      response: 'BeneficiaryDetail',
       // @ts-expect-error: the path has no {id}
       invoke: (service, ctx, [id]) => service.get(ctx, id),
     })
