@@ -20,9 +20,10 @@ export interface ApiRequest {
    */
   readonly bodyError?: 'too_large' | 'timeout' | undefined
   /**
-   * The socket peer's address, as the transport reports it. The handler reads it only for login
-   * and refresh, and before its first `await`, so a transport may work it out on demand (a
-   * getter) while still inside the callback that handed the request over.
+   * The socket peer's address, as the transport reports it. The handler reads it only for the
+   * operations limited per client address (login and refresh), and before its first `await`, so
+   * a transport may work it out on demand (a getter) while still inside the callback that
+   * handed the request over.
    */
   readonly remoteAddress: string
   /** `performance.now()` when the transport received the request, for the logged duration. */

@@ -1,5 +1,6 @@
 /** The handler's answer, which the transport writes out as it is. */
 export interface ApiResponse {
+  /** The HTTP status code. */
   readonly status: number
   /** Header values by lower-case name. */
   readonly headers: Readonly<Record<string, string>>

@@ -1,4 +1,9 @@
-import type { BeneficiaryService, RequestContext, Result } from '../core/beneficiary-service.js'
+import type {
+  BeneficiaryService,
+  QueryInput,
+  RequestContext,
+  Result,
+} from '../core/beneficiary-service.js'
 import {
   BadRequestError,
   isDomainError,
@@ -14,11 +19,15 @@ import { buildOpenApiDocument } from './openapi.js'
 import { parseQueryString } from './query-string.js'
 import { setRateLimitHeaders } from './rate-limit-headers.js'
 import { requestIdFor } from './request-id.js'
-import { RouteTable, type Operation, type RouteMatch } from './routes.js'
+import type { Route, RouteParams, ServerOperation, ServerRoute } from './route.js'
+import { RouteTable } from './route-table.js'
+import { ROUTES } from './routes.js'
 
 /** Where the handler writes its one line per request; a pino logger fits. */
 export interface HandlerLogger {
+  /** One line per request: request id, method, route pattern, status, duration, client id. */
   info(fields: object, message?: string): void
+  /** An unexpected error or a storage fault, without its message (D25). */
   error(fields: object, message?: string): void
 }
 
@@ -41,6 +50,7 @@ export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>
 const JSON_TYPE = 'application/json; charset=utf-8'
 const HEALTH_BODY = JSON.stringify({ status: 'ok' })
 const READY_BODY = JSON.stringify({ status: 'ready' })
+const NO_QUERY: QueryInput = Object.freeze({})
 const noLogger: HandlerLogger = { info() {}, error() {} }
 
 /**
@@ -72,10 +82,24 @@ class RequestHandler {
   readonly #clientIp: ClientIpResolver
   readonly #logger: HandlerLogger
   #openApi: string | undefined
+  /** The server's own answers, one per operation that has no policy in the core. */
+  readonly #answers: Readonly<
+    Record<
+      ServerOperation,
+      (route: ServerRoute, requestId: string) => ApiResponse | Promise<ApiResponse>
+    >
+  > = {
+    health: (route, requestId) => plain(route.status, HEALTH_BODY, requestId),
+    ready: (route, requestId) => this.#ready(route, requestId),
+    openapi: (route, requestId) => {
+      this.#openApi ??= JSON.stringify(buildOpenApiDocument({ basePath: this.#routes.basePath }))
+      return plain(route.status, this.#openApi, requestId)
+    },
+  }
 
   constructor(service: BeneficiaryService, options: HandlerOptions) {
     this.#service = service
-    this.#routes = new RouteTable(options.basePath ?? '/v3')
+    this.#routes = new RouteTable(options.basePath ?? '/v3', ROUTES)
     this.#clientIp = new ClientIpResolver(options.trustProxy ?? [])
     this.#logger = options.logger ?? noLogger
   }
@@ -89,8 +113,8 @@ class RequestHandler {
     if (match === undefined) {
       response = httpError(404, 'not_found', 'No resource lives at this path.', requestId)
     } else {
-      const operation = match.entry.operations[request.method]
-      if (operation === undefined) {
+      const route = match.entry.routes[request.method]
+      if (route === undefined) {
         const refused = httpError(
           405,
           'method_not_allowed',
@@ -101,7 +125,7 @@ class RequestHandler {
         response = refused
       } else {
         try {
-          const result = await this.#dispatch(operation, match, request, requestId)
+          const result = await this.#dispatch(route, match.params, request, requestId)
           response = result.response
           clientId = result.clientId
         } catch (error) {
@@ -122,84 +146,40 @@ class RequestHandler {
   }
 
   async #dispatch(
-    operation: Operation,
-    match: RouteMatch,
+    route: Route,
+    params: RouteParams,
     request: ApiRequest,
     requestId: string,
   ): Promise<{ response: ApiResponse; clientId?: string | undefined }> {
-    const body = readBody(request, operation)
+    const body = readBody(request, route.policy?.body === true)
     if (body instanceof BodyRefusal) {
       return { response: httpError(body.status, body.code, body.message, requestId) }
     }
-    switch (operation) {
-      case 'health':
-        return { response: plain(200, HEALTH_BODY, requestId) }
-      case 'ready':
-        return { response: await this.#ready(requestId) }
-      case 'openapi':
-        this.#openApi ??= JSON.stringify(buildOpenApiDocument({ basePath: this.#routes.basePath }))
-        return { response: plain(200, this.#openApi, requestId) }
-      default:
+    if (route.kind === 'server') {
+      return { response: await this.#answers[route.operation](route, requestId) }
     }
-    const ctx = this.#context(request, requestId, operation === 'login' || operation === 'refresh')
-    const service = this.#service
-    const id = match.id!
-    let result: Result<unknown>
-    let status = 200
-    switch (operation) {
-      case 'login':
-        result = await service.login(ctx, body)
-        break
-      case 'refresh':
-        result = await service.refresh(ctx, body)
-        break
-      case 'logout':
-        result = await service.logout(ctx, body)
-        status = 204
-        break
-      case 'list':
-      case 'history': {
-        const query = parseQueryString(request.query)
-        if (query === undefined) {
-          const message = 'The query string has broken percent-encoding.'
-          return { response: httpError(400, 'bad_request', message, requestId) }
-        }
-        result =
-          operation === 'list'
-            ? await service.list(ctx, query)
-            : await service.history(ctx, id, query)
-        break
+    const ctx = this.#context(request, requestId, route.policy.limitKey === 'ip')
+    let query = NO_QUERY
+    if (route.query !== undefined) {
+      const parsed = parseQueryString(request.query)
+      if (parsed === undefined) {
+        const message = 'The query string has broken percent-encoding.'
+        return { response: httpError(400, 'bad_request', message, requestId) }
       }
-      case 'get':
-        result = await service.get(ctx, id)
-        break
-      case 'create':
-        result = await service.create(ctx, body)
-        status = 201
-        break
-      case 'update':
-        result = await service.update(ctx, id, body)
-        break
-      case 'remove':
-        result = await service.remove(ctx, id)
-        status = 204
-        break
-      case 'setStatus':
-        result = await service.setStatus(ctx, id, body)
-        break
+      query = parsed
     }
-    const response = success(status, result, requestId)
-    if (operation === 'create') {
-      const created = result.value as { readonly id: number }
-      response.headers['location'] = `${this.#routes.basePath}/beneficiaries/${created.id}`
+    const result = await route.invoke(this.#service, ctx, params, body, query)
+    const response = success(route.status, result, requestId)
+    if (route.status === 201) {
+      response.headers['location'] = this.#routes.basePath + route.location(result.value)
     }
     return { response, clientId: result.clientId }
   }
 
   /**
-   * `ip` only for the operations limited per client address (login and refresh, D21): reading
-   * the peer from the socket is not free, and no other operation uses it. Called before the
-   * first `await` of a request, while a transport can still read its socket.
+   * `ip` only for the operations limited per client address (D21): reading the peer from the
+   * socket is not free, and no other operation uses it. Called before the first `await` of a
+   * request, while a transport can still read its socket.
    */
   #context(request: ApiRequest, requestId: string, withIp: boolean): RequestContext {
     const headers = request.headers
@@ -214,12 +194,12 @@ class RequestHandler {
     }
   }
 
-  async #ready(requestId: string): Promise<ApiResponse> {
+  async #ready(route: ServerRoute, requestId: string): Promise<ApiResponse> {
     try {
       await this.#service.ready()
-      return plain(200, READY_BODY, requestId)
+      return plain(route.status, READY_BODY, requestId)
     } catch (error) {
-      this.#logger.error({ request_id: requestId, route: '/readyz', err: describeError(error) })
+      this.#logger.error({ request_id: requestId, route: route.path, err: describeError(error) })
       return httpError(503, 'service_unavailable', 'The database does not answer.', requestId)
     }
   }
@@ -257,23 +237,14 @@ const NOT_JSON = new BodyRefusal(
   'The request body must be application/json.',
 )
 
-const BODY_OPERATIONS: ReadonlySet<Operation> = new Set([
-  'login',
-  'refresh',
-  'logout',
-  'create',
-  'update',
-  'setStatus',
-])
-
-function readBody(request: ApiRequest, operation: Operation): unknown {
+function readBody(request: ApiRequest, takesBody: boolean): unknown {
   if (request.bodyError !== undefined)
     return request.bodyError === 'timeout' ? TIMED_OUT : TOO_LARGE
   const bytes = request.body
   if (bytes === undefined || bytes.byteLength === 0) return undefined
   if (!isJsonContentType(request.headers['content-type'])) return NOT_JSON
   // A JSON body on an operation that takes none (GET, DELETE) is ignored, as HTTP allows.
-  if (!BODY_OPERATIONS.has(operation)) return undefined
+  if (!takesBody) return undefined
   // Parsed only once the service has admitted the request (token and limit), not before.
   return () => {
     const parsed = parseJsonBody(bytes)

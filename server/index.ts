@@ -1,6 +1,8 @@
 /**
  * The standalone HTTP server of the beneficiary service: the /v3 API over a
- * `BeneficiaryService`, its transports, its OpenAPI document and its logger.
+ * `BeneficiaryService`, its transports, its OpenAPI document and its logger. `startServer` is
+ * the whole server; `createHandler` is the API as a plain function, for a host that brings its
+ * own HTTP server or calls a transport's `listen…` function itself.
  *
  * @example
  * import { createBeneficiaryService } from 'beneficiary-service'
@@ -19,17 +21,10 @@ export { startServer } from './start-server.js'
 export type { RunningServer, StartServerOptions } from './start-server.js'
 export { buildOpenApiDocument } from './openapi.js'
 export type { OpenApiOptions } from './openapi.js'
-export { createLogger, LOG_LEVELS } from './logger.js'
+export { createLogger } from './logger.js'
 export type { LoggerOptions } from './logger.js'
-export { ClientIpResolver } from './client-ip.js'
-export { ROUTES, RouteTable } from './routes.js'
-export type { HttpMethod, Operation, PathEntry, RouteDefinition, RouteMatch } from './routes.js'
-export { STATUS_BY_CODE, STATUS_BY_HTTP_CODE } from './error-status.js'
-export type { HttpErrorCode, WireErrorCode } from './error-status.js'
-export { MAX_JSON_DEPTH } from './json-body.js'
 export { listenHyperExpress } from './transports/hyper-express-transport.js'
 export { listenNodeHttp } from './transports/node-http-transport.js'
-export { MAX_BODY_BYTES, TRANSPORT_DEFAULTS } from './transports/transport.js'
 export type {
   RunningTransport,
   TlsFiles,
@@ -39,5 +34,3 @@ export type {
 } from './transports/transport.js'
 export { TransportUnavailableError } from './transports/transport-unavailable-error.js'
 export { nodeSha256 } from './node-sha256.js'
-export { runCli } from './cli/run-cli.js'
-export type { CliIo } from './cli/cli-io.js'

@@ -1,158 +1,215 @@
-/** What a route does: one method of `BeneficiaryService`, or one of the server's own answers. */
-export type Operation =
-  | 'login'
-  | 'refresh'
-  | 'logout'
-  | 'list'
-  | 'create'
-  | 'get'
-  | 'update'
-  | 'remove'
-  | 'setStatus'
-  | 'history'
-  | 'openapi'
-  | 'health'
-  | 'ready'
-
-/** The methods the API uses. */
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
-
-/** One route of the API. */
-export interface RouteDefinition {
-  readonly method: HttpMethod
-  /** OpenAPI path template, relative to the base path when `versioned`, else absolute. */
-  readonly path: string
-  readonly operation: Operation
-  /** Whether the path lives under the base path (`/v3`); the probes do not. */
-  readonly versioned: boolean
-}
+import { HistoryQueryParams, ListQueryParams } from '../core/validation/index.js'
+import { defineRoute, defineServerRoute, type Route } from './route.js'
 
 /**
- * Every route the server answers, in the order the OpenAPI document lists them. The matcher and
- * the document are both built from this table, so they cannot disagree.
+ * Every route the server answers, in the order the OpenAPI document lists them: the one place
+ * a route's facts live. The router, the handler and the document all read this table.
  */
-export const ROUTES: readonly RouteDefinition[] = Object.freeze([
-  { method: 'POST', path: '/auth/login', operation: 'login', versioned: true },
-  { method: 'POST', path: '/auth/refresh', operation: 'refresh', versioned: true },
-  { method: 'POST', path: '/auth/logout', operation: 'logout', versioned: true },
-  { method: 'GET', path: '/beneficiaries', operation: 'list', versioned: true },
-  { method: 'POST', path: '/beneficiaries', operation: 'create', versioned: true },
-  { method: 'GET', path: '/beneficiaries/{id}', operation: 'get', versioned: true },
-  { method: 'PUT', path: '/beneficiaries/{id}', operation: 'update', versioned: true },
-  { method: 'DELETE', path: '/beneficiaries/{id}', operation: 'remove', versioned: true },
-  { method: 'POST', path: '/beneficiaries/{id}/status', operation: 'setStatus', versioned: true },
-  { method: 'GET', path: '/beneficiaries/{id}/history', operation: 'history', versioned: true },
-  { method: 'GET', path: '/openapi.json', operation: 'openapi', versioned: true },
-  { method: 'GET', path: '/healthz', operation: 'health', versioned: false },
-  { method: 'GET', path: '/readyz', operation: 'ready', versioned: false },
-] as const)
-
-/** All the routes of one path. */
-export interface PathEntry {
-  /** The full OpenAPI template, base path included: `/v3/beneficiaries/{id}`. */
-  readonly template: string
-  /** The pattern logged instead of the raw path: `/v3/beneficiaries/:id`. */
-  readonly pattern: string
-  /** Value of the `Allow` header of a 405 on this path. */
-  readonly allow: string
-  /** The operation of each method the path answers. */
-  readonly operations: Readonly<Partial<Record<string, Operation>>>
-}
-
-/** A matched path, with the raw `{id}` segment when the path has one. */
-export interface RouteMatch {
-  readonly entry: PathEntry
-  readonly id: string | undefined
-}
-
-const ITEM_PREFIX = '/beneficiaries/'
-
-/**
- * Finds the routes of a path with a few string comparisons (no regular expression per request).
- *
- * @example
- * const table = new RouteTable('/v3')
- * table.match('/v3/beneficiaries/42/status') // { entry: { pattern: '/v3/beneficiaries/:id/status', … }, id: '42' }
- */
-export class RouteTable {
-  readonly basePath: string
-  readonly #static: ReadonlyMap<string, RouteMatch>
-  readonly #item: PathEntry
-  readonly #status: PathEntry
-  readonly #history: PathEntry
-  readonly #entries: readonly PathEntry[]
-
-  /** @throws TypeError when `basePath` is not empty or `/segment[/segment…]` without a trailing slash. */
-  constructor(basePath: string) {
-    if (!isValidBasePath(basePath)) {
-      throw new TypeError(
-        `basePath must be empty or look like /v3 (got ${JSON.stringify(basePath)})`,
-      )
-    }
-    this.basePath = basePath
-    const byPath = new Map<string, { template: string; operations: Record<string, Operation> }>()
-    for (const route of ROUTES) {
-      const template = route.versioned ? basePath + route.path : route.path
-      // No prototype: a method such as `constructor` must not find anything.
-      const operations = Object.create(null) as Record<string, Operation>
-      const entry = byPath.get(template) ?? { template, operations }
-      entry.operations[route.method] = route.operation
-      byPath.set(template, entry)
-    }
-    const entries = [...byPath.values()].map(({ template, operations }): PathEntry =>
-      Object.freeze({
-        template,
-        pattern: template.replaceAll('{id}', ':id'),
-        allow: Object.keys(operations).join(', '),
-        operations: Object.freeze(operations),
-      }),
-    )
-    const find = (template: string): PathEntry => entries.find((e) => e.template === template)!
-    const statics = new Map<string, RouteMatch>()
-    for (const entry of entries) {
-      if (!entry.template.includes('{'))
-        statics.set(entry.template, Object.freeze({ entry, id: undefined }))
-    }
-    this.#static = statics
-    this.#item = find(`${basePath}/beneficiaries/{id}`)
-    this.#status = find(`${basePath}/beneficiaries/{id}/status`)
-    this.#history = find(`${basePath}/beneficiaries/{id}/history`)
-    this.#entries = Object.freeze(entries)
-  }
-
-  /** Every path the server answers, in table order. */
-  get entries(): readonly PathEntry[] {
-    return this.#entries
-  }
-
-  /** The routes of `path` (raw, without the query string), or `undefined` for an unknown path. */
-  match(path: string): RouteMatch | undefined {
-    const found = this.#static.get(path)
-    if (found !== undefined) return found
-    const base = this.basePath.length
-    if (!path.startsWith(ITEM_PREFIX, base) || !path.startsWith(this.basePath)) return undefined
-    const idStart = base + ITEM_PREFIX.length
-    const slash = path.indexOf('/', idStart)
-    if (slash === idStart) return undefined
-    if (slash === -1) {
-      return idStart === path.length ? undefined : { entry: this.#item, id: path.slice(idStart) }
-    }
-    const rest = path.length - slash
-    if (rest === 7 && path.endsWith('/status')) {
-      return { entry: this.#status, id: path.slice(idStart, slash) }
-    }
-    if (rest === 8 && path.endsWith('/history')) {
-      return { entry: this.#history, id: path.slice(idStart, slash) }
-    }
-    return undefined
-  }
-}
-
-function isValidBasePath(path: string): boolean {
-  if (path === '') return true
-  if (!path.startsWith('/') || path.endsWith('/')) return false
-  return path
-    .slice(1)
-    .split('/')
-    .every((segment) => /^[A-Za-z0-9._~-]+$/.test(segment))
-}
+export const ROUTES: readonly Route[] = Object.freeze([
+  defineRoute({
+    method: 'POST',
+    path: '/auth/login',
+    operation: 'login',
+    summary: 'Exchange client credentials for a token set (specification 4.2, D2, D3).',
+    tag: 'auth',
+    status: 200,
+    response: 'TokenResponse',
+    invoke: (service, ctx, _params, body) => service.login(ctx, body),
+    requestBody: { schema: 'LoginBody', required: true },
+    query: undefined,
+    etag: false,
+    ifMatch: false,
+    idempotencyKey: false,
+    errors: [401, 403, 422],
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/auth/refresh',
+    operation: 'refresh',
+    summary: 'Issue a new access token for a refresh token (D4). The refresh token is not rotated.',
+    tag: 'auth',
+    status: 200,
+    response: 'RefreshResponse',
+    invoke: (service, ctx, _params, body) => service.refresh(ctx, body),
+    requestBody: { schema: 'RefreshBody', required: true },
+    query: undefined,
+    etag: false,
+    ifMatch: false,
+    idempotencyKey: false,
+    errors: [401, 422],
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/auth/logout',
+    operation: 'logout',
+    summary:
+      'End the login session of the bearer token: the token and its refresh token stop working (D5).',
+    tag: 'auth',
+    status: 204,
+    invoke: (service, ctx, _params, body) => service.logout(ctx, body),
+    requestBody: {
+      schema: {
+        type: 'object',
+        properties: {
+          refresh_token: {
+            type: 'string',
+            description: 'Accepted if it belongs to the same session.',
+          },
+        },
+      },
+      required: false,
+    },
+    query: undefined,
+    etag: false,
+    ifMatch: false,
+    idempotencyKey: false,
+    errors: [422],
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/beneficiaries',
+    operation: 'list',
+    summary: 'One page of beneficiaries, filtered and sorted (specification 4.3, D15–D18).',
+    tag: 'beneficiaries',
+    status: 200,
+    response: 'PagedBeneficiaries',
+    invoke: (service, ctx, _params, _body, query) => service.list(ctx, query),
+    requestBody: undefined,
+    query: ListQueryParams,
+    etag: false,
+    ifMatch: false,
+    idempotencyKey: false,
+    errors: [422],
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/beneficiaries',
+    operation: 'create',
+    summary: 'Create a beneficiary in status pending (specification 4.5, D7–D9, D22).',
+    tag: 'beneficiaries',
+    status: 201,
+    response: 'BeneficiaryCreated',
+    invoke: (service, ctx, _params, body) => service.create(ctx, body),
+    location: (created) => `/beneficiaries/${created.id}`,
+    requestBody: { schema: 'CreateBeneficiaryBody', required: true },
+    query: undefined,
+    etag: true,
+    ifMatch: false,
+    idempotencyKey: true,
+    errors: [422],
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/beneficiaries/{id}',
+    operation: 'get',
+    summary: 'One beneficiary in the detail shape (specification 4.4).',
+    tag: 'beneficiaries',
+    status: 200,
+    response: 'BeneficiaryDetail',
+    invoke: (service, ctx, [id]) => service.get(ctx, id),
+    requestBody: undefined,
+    query: undefined,
+    etag: true,
+    ifMatch: false,
+    idempotencyKey: false,
+    errors: [404],
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/beneficiaries/{id}',
+    operation: 'update',
+    summary: 'Partial update; null clears an optional field (D11). Honours If-Match (D23).',
+    tag: 'beneficiaries',
+    status: 200,
+    response: 'BeneficiaryDetail',
+    invoke: (service, ctx, [id], body) => service.update(ctx, id, body),
+    requestBody: { schema: 'UpdateBeneficiaryBody', required: true },
+    query: undefined,
+    etag: true,
+    ifMatch: true,
+    idempotencyKey: false,
+    errors: [404, 422],
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/beneficiaries/{id}',
+    operation: 'remove',
+    summary:
+      'Delete for good; the history keeps only who deleted what and when (D13, D27). Honours If-Match (D23).',
+    tag: 'beneficiaries',
+    status: 204,
+    invoke: (service, ctx, [id]) => service.remove(ctx, id),
+    requestBody: undefined,
+    query: undefined,
+    etag: false,
+    ifMatch: true,
+    idempotencyKey: false,
+    errors: [404],
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/beneficiaries/{id}/status',
+    operation: 'setStatus',
+    summary: 'Move a beneficiary between statuses (D14). Honours If-Match (D23).',
+    tag: 'beneficiaries',
+    status: 200,
+    response: 'BeneficiaryDetail',
+    invoke: (service, ctx, [id], body) => service.setStatus(ctx, id, body),
+    requestBody: { schema: 'StatusBody', required: true },
+    query: undefined,
+    etag: true,
+    ifMatch: true,
+    idempotencyKey: false,
+    errors: [404, 422],
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/beneficiaries/{id}/history',
+    operation: 'history',
+    summary: "A beneficiary's history, oldest first, paged like the list (D27).",
+    tag: 'beneficiaries',
+    status: 200,
+    response: 'PagedHistory',
+    invoke: (service, ctx, [id], _body, query) => service.history(ctx, id, query),
+    requestBody: undefined,
+    query: HistoryQueryParams,
+    etag: false,
+    ifMatch: false,
+    idempotencyKey: false,
+    errors: [404, 422],
+  }),
+  defineServerRoute({
+    method: 'GET',
+    path: '/openapi.json',
+    operation: 'openapi',
+    versioned: true,
+    summary: 'This document.',
+    tag: 'service',
+    status: 200,
+    response: 'OpenApiDocument',
+    errors: [],
+  }),
+  defineServerRoute({
+    method: 'GET',
+    path: '/healthz',
+    operation: 'health',
+    versioned: false,
+    summary: 'Liveness: the process is up. No token, not rate limited.',
+    tag: 'service',
+    status: 200,
+    response: 'ProbeStatus',
+    errors: [],
+  }),
+  defineServerRoute({
+    method: 'GET',
+    path: '/readyz',
+    operation: 'ready',
+    versioned: false,
+    summary: 'Readiness: the database answers. No token, not rate limited.',
+    tag: 'service',
+    status: 200,
+    response: 'ProbeStatus',
+    errors: [503],
+    errorDescription: '`service_unavailable`: the database does not answer.',
+  }),
+])

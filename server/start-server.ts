@@ -34,6 +34,7 @@ export interface StartServerOptions {
 export interface RunningServer {
   /** The port bound. */
   readonly port: number
+  /** The transport serving the requests. */
   readonly transport: TransportName
   /** `http://host:port` or `https://host:port`. */
   readonly url: string

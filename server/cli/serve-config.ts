@@ -3,7 +3,7 @@ import { accessSync, constants, readFileSync } from 'node:fs'
 import type { AccessTokenKey } from '../../core/index.js'
 import { ClientIpResolver } from '../client-ip.js'
 import { LOG_LEVELS } from '../logger.js'
-import { RouteTable } from '../routes.js'
+import { isValidBasePath } from '../route-table.js'
 import type { TlsFiles, TransportName } from '../transports/transport.js'
 import { UsageError } from './cli-error.js'
 import { databasePath } from './database.js'
@@ -46,9 +46,7 @@ export function readServeConfig(settings: Settings): ServeConfig {
     throw new UsageError((error as Error).message, settings.nameOf('trust-proxy', 'TRUST_PROXY'))
   }
   const basePath = settings.string('base-path', 'BASE_PATH', '/v3')
-  try {
-    new RouteTable(basePath)
-  } catch {
+  if (!isValidBasePath(basePath)) {
     throw new UsageError(
       `${JSON.stringify(basePath)} must look like /v3 (a leading slash, no trailing one)`,
       settings.nameOf('base-path', 'BASE_PATH'),

@@ -5,6 +5,7 @@ import type { ApiRequest } from '../api-request.js'
 import type { ApiResponse } from '../api-response.js'
 import type { ApiHandler } from '../handler.js'
 import {
+  FAILED_ANSWER,
   MAX_BODY_BYTES,
   TRANSPORT_DEFAULTS,
   type RunningTransport,
@@ -12,6 +13,7 @@ import {
   type TransportOptions,
 } from './transport.js'
 import { AnswerBatch } from './answer-batch.js'
+import { Drain } from './drain.js'
 import { InFlight } from './in-flight.js'
 import { TransportUnavailableError } from './transport-unavailable-error.js'
 
@@ -71,12 +73,6 @@ class ExchangeRequest implements ApiRequest {
 const TOO_LARGE = Symbol('too large')
 const TIMED_OUT = Symbol('timed out')
 
-const FAILED: ApiResponse = {
-  status: 500,
-  headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
-  body: '{"error":"internal_error","message":"An unexpected error occurred.","code":500}',
-}
-
 /**
  * The default transport: hyper-express on uWebSockets.js, the fast path. Only its routing shell
  * is used: one catch-all route feeds the handler, the raw body is read here within the cap (never
@@ -115,12 +111,12 @@ class HyperExpressTransport {
   readonly #timeoutMs: number
   readonly #inFlight = new InFlight<Exchange>()
   readonly #answers = new AnswerBatch()
+  readonly #drain = new Drain()
   #closing = false
-  #drained: (() => void) | undefined
   // The response being written by #flush: uWS runs a cork callback synchronously, so these
   // fields pass it its arguments without a closure per request.
   #raw: RawResponse | undefined
-  #out: ApiResponse = FAILED
+  #out: ApiResponse = FAILED_ANSWER
   #head = false
   #close = false
   readonly #flush = (): void => this.#writeCorked()
@@ -242,7 +238,7 @@ class HyperExpressTransport {
     try {
       response = await this.#handler(new ExchangeRequest(exchange, body, bodyError))
     } catch {
-      response = FAILED
+      response = FAILED_ANSWER
     }
     // After an early answer the unread rest of the body must not be taken for a next request.
     const head = req.method === 'HEAD'
@@ -256,7 +252,7 @@ class HyperExpressTransport {
 
   #settle(exchange: Exchange): void {
     this.#inFlight.release(exchange.slot, exchange)
-    if (this.#inFlight.size === 0) this.#drained?.()
+    if (this.#inFlight.size === 0) this.#drain.idle()
   }
 
   #write(res: Response, response: ApiResponse, head: boolean, close: boolean): void {
@@ -290,15 +286,7 @@ class HyperExpressTransport {
     for (const [slot, exchange] of this.#inFlight.entries()) {
       if (exchange.res.completed) this.#inFlight.release(slot, exchange)
     }
-    if (this.#inFlight.size > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, graceMs)
-        this.#drained = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-      })
-    }
+    await this.#drain.wait(this.#inFlight.size, graceMs)
     for (const [slot, exchange] of this.#inFlight.entries()) {
       this.#inFlight.release(slot, exchange)
       exchange.res.close()

@@ -10,19 +10,15 @@ import type { ApiRequest } from '../api-request.js'
 import type { ApiResponse } from '../api-response.js'
 import type { ApiHandler } from '../handler.js'
 import { AnswerBatch } from './answer-batch.js'
+import { Drain } from './drain.js'
 import {
+  FAILED_ANSWER,
   MAX_BODY_BYTES,
   TRANSPORT_DEFAULTS,
   type RunningTransport,
   type Transport,
   type TransportOptions,
 } from './transport.js'
-
-const FAILED: ApiResponse = {
-  status: 500,
-  headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
-  body: '{"error":"internal_error","message":"An unexpected error occurred.","code":500}',
-}
 
 /**
  * The node:http transport (node:https with TLS files): no native dependency, for platforms where
@@ -45,10 +41,10 @@ class NodeHttpTransport {
   readonly #server: ReturnType<typeof createHttpServer>
   #inFlight = 0
   readonly #answers = new AnswerBatch()
+  readonly #drain = new Drain()
   #closing = false
-  #drained: (() => void) | undefined
   readonly #onClose = (): void => {
-    if (--this.#inFlight === 0) this.#drained?.()
+    if (--this.#inFlight === 0) this.#drain.idle()
   }
 
   constructor(
@@ -157,7 +153,7 @@ class NodeHttpTransport {
         receivedAt,
       })
     } catch {
-      response = FAILED
+      response = FAILED_ANSWER
     }
     this.#answers.add(() => this.#write(res, response, bodyError !== undefined))
   }
@@ -176,15 +172,7 @@ class NodeHttpTransport {
     this.#closing = true
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()))
     this.#server.closeIdleConnections()
-    if (this.#inFlight > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, graceMs)
-        this.#drained = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-      })
-    }
+    await this.#drain.wait(this.#inFlight, graceMs)
     this.#server.closeAllConnections()
     await closed
   }

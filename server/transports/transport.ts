@@ -1,3 +1,4 @@
+import type { ApiResponse } from '../api-response.js'
 import type { ApiHandler } from '../handler.js'
 
 /** The largest request body the server reads (D12); a larger one is answered with 413. */
@@ -16,6 +17,7 @@ export interface TlsFiles {
 
 /** What every transport needs to listen. */
 export interface TransportOptions {
+  /** The address to listen on: `127.0.0.1`, `::`, … */
   readonly host: string
   /** 0 picks a free port. */
   readonly port: number
@@ -52,4 +54,14 @@ export const TRANSPORT_DEFAULTS = Object.freeze({
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
   graceMs: 10_000,
+})
+
+/** What a transport answers when the handler itself fails, which it is written never to do. */
+export const FAILED_ANSWER: ApiResponse = Object.freeze({
+  status: 500,
+  headers: Object.freeze({
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+  }),
+  body: '{"error":"internal_error","message":"An unexpected error occurred.","code":500}',
 })

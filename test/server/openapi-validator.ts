@@ -1,7 +1,8 @@
 import { Compile } from 'typebox/compile'
 import type { ApiResponse } from '../../server/api-response.js'
 import { buildOpenApiDocument } from '../../server/openapi.js'
-import { RouteTable } from '../../server/routes.js'
+import { RouteTable } from '../../server/route-table.js'
+import { ROUTES } from '../../server/routes.js'
 
 type Json = Record<string, unknown>
 
@@ -20,14 +21,14 @@ export class OpenApiResponseValidator {
 
   constructor(document: Json = buildOpenApiDocument() as Json, basePath = '/v3') {
     this.#document = JSON.parse(JSON.stringify(document)) as Json
-    this.#routes = new RouteTable(basePath)
+    this.#routes = new RouteTable(basePath, ROUTES)
   }
 
   /** Problems found with `response` to `method path`; empty when it conforms. */
   check(method: string, path: string, response: ApiResponse): string[] {
     const match = this.#routes.match(path)
     if (match === undefined) return response.status === 404 ? [] : [`no route for ${path}`]
-    if (match.entry.operations[method] === undefined)
+    if (match.entry.routes[method] === undefined)
       return response.status === 405 ? [] : [`no ${method} on ${path}`]
     const template = match.entry.template
     const paths = this.#document['paths'] as Record<string, Record<string, Json>>

@@ -1,123 +1,81 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { OPERATIONS } from '../../core/operations.js'
 import { buildOpenApiDocument } from '../../server/openapi.js'
-import { ROUTES, RouteTable } from '../../server/routes.js'
+import { defineRoute } from '../../server/route.js'
+import { ROUTES } from '../../server/routes.js'
 
-describe('route table', () => {
-  it('matches every route of the table and extracts the raw id', () => {
-    const table = new RouteTable('/v3')
-    assert.equal(table.match('/v3/beneficiaries')?.entry.pattern, '/v3/beneficiaries')
-    assert.deepEqual(
-      [table.match('/v3/beneficiaries/42')?.entry.pattern, table.match('/v3/beneficiaries/42')?.id],
-      ['/v3/beneficiaries/:id', '42'],
-    )
-    assert.equal(table.match('/v3/beneficiaries/x%2Fy/status')?.id, 'x%2Fy')
-    assert.equal(
-      table.match('/v3/beneficiaries/7/history')?.entry.pattern,
-      '/v3/beneficiaries/:id/history',
-    )
-    assert.equal(table.match('/healthz')?.entry.allow, 'GET')
-    for (const path of [
-      '/v3beneficiaries',
-      '/v3/beneficiaries/',
-      '/v3/beneficiaries//history',
-      '/v3/beneficiaries/1/status/',
-      '/v3/beneficiaries/1/2',
-      '/V3/beneficiaries',
-      '/v3/healthz',
-    ]) {
-      assert.equal(table.match(path), undefined, path)
-    }
-  })
-
-  it('finds no operation for a method named like an Object property', () => {
-    const entry = new RouteTable('/v3').match('/v3/beneficiaries')!.entry
-    for (const method of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
-      assert.equal(entry.operations[method], undefined, method)
-    }
-  })
-
-  it('works with an empty or deeper base path', () => {
-    assert.equal(new RouteTable('').match('/beneficiaries/3')?.id, '3')
-    assert.equal(
-      new RouteTable('/api/v3').match('/api/v3/auth/login')?.entry.operations['POST'],
-      'login',
-    )
-    assert.equal(new RouteTable('/api/v3').match('/v3/auth/login'), undefined)
-  })
-
-  it('every route the server answers is in the OpenAPI document, and every documented operation is a route', () => {
-    for (const basePath of ['/v3', '/api/v3']) {
-      const document = buildOpenApiDocument({ basePath }) as {
-        paths: Record<string, Record<string, unknown>>
+describe('routes', () => {
+  it("reads each service route's policy from the core, and gives every core operation one route", () => {
+    const operations: string[] = []
+    for (const route of ROUTES) {
+      if (route.kind === 'server') {
+        assert.equal(route.policy, undefined, route.operation)
+        continue
       }
-      const table = new RouteTable(basePath)
-      const answered = table.entries.flatMap((entry) =>
-        Object.keys(entry.operations).map((method) => `${method} ${entry.template}`),
-      )
-      const documented = Object.entries(document.paths).flatMap(([path, item]) =>
-        Object.keys(item)
-          .filter((key) =>
-            ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'].includes(key),
-          )
-          .map((method) => `${method.toUpperCase()} ${path}`),
-      )
-      assert.deepEqual(documented.sort(), answered.sort())
-      assert.equal(answered.length, ROUTES.length)
+      assert.equal(route.policy, OPERATIONS[route.operation], route.operation)
+      operations.push(route.operation)
+    }
+    assert.deepEqual(operations.sort(), Object.keys(OPERATIONS).sort())
+  })
+
+  it('documents a request body exactly when the core says the operation reads one', () => {
+    for (const route of ROUTES) {
+      const documented = route.kind === 'service' && route.requestBody !== undefined
+      assert.equal(documented, route.policy?.body === true, route.operation)
     }
   })
 
-  it('documents the error body, headers, security and parameters', () => {
-    const document = buildOpenApiDocument()
-    const dig = (...keys: string[]): unknown =>
-      keys.reduce<unknown>(
-        (value, key) => (value as Record<string, unknown> | undefined)?.[key],
-        document,
-      )
-    const names = (value: unknown): string[] => (value as { name: string }[]).map((p) => p.name)
-    assert.equal(dig('openapi'), '3.1.0')
-    for (const name of [
-      'ErrorBody',
-      'CreateBeneficiaryBody',
-      'BeneficiaryDetail',
-      'PagedBeneficiaries',
-      'TokenResponse',
-    ]) {
-      assert.ok(dig('components', 'schemas', name), name)
+  it("documents the server's own routes without a token, a scope or a limit class", () => {
+    const paths = buildOpenApiDocument().paths as Record<string, Record<string, object>>
+    for (const path of ['/v3/openapi.json', '/healthz', '/readyz']) {
+      const operation = paths[path]!['get'] as Record<string, unknown>
+      assert.deepEqual(operation['security'], [], path)
+      assert.equal(operation['x-required-scope'], undefined, path)
+      assert.equal(operation['x-rate-limit-class'], undefined, path)
     }
-    for (const name of [
-      'X-Request-Id',
-      'ETag',
-      'Idempotent-Replayed',
-      'WWW-Authenticate',
-      'Retry-After',
-      'RateLimit',
-      'RateLimit-Policy',
-      'X-RateLimit-Reset',
-    ]) {
-      assert.ok(dig('components', 'headers', name), name)
-    }
-    assert.deepEqual(dig('paths', '/v3/beneficiaries', 'get', 'security'), [{ bearerAuth: [] }])
-    const listParameters = names(dig('paths', '/v3/beneficiaries', 'get', 'parameters'))
-    for (const name of [
-      'page',
-      'per_page',
-      'search',
-      'status',
-      'created_from',
-      'created_to',
-      'sort',
-    ]) {
-      assert.ok(listParameters.includes(name), name)
-    }
-    assert.deepEqual(dig('paths', '/v3/auth/login', 'post', 'security'), [])
-    assert.ok(
-      names(dig('paths', '/v3/beneficiaries', 'post', 'parameters')).includes('Idempotency-Key'),
-    )
-    assert.ok(
-      dig('paths', '/v3/beneficiaries', 'post', 'responses', '429', 'headers', 'Retry-After'),
-    )
-    assert.ok(dig('paths', '/v3/beneficiaries', 'post', 'responses', '201', 'headers', 'Location'))
-    assert.ok(dig('paths', '/v3/beneficiaries/{id}', 'put', 'responses', '412'))
+  })
+
+  it('does not compile a route that lacks a fact', () => {
+    const withoutIfMatch = {
+      method: 'GET',
+      operation: 'get',
+      summary: 'x',
+      tag: 'beneficiaries',
+      requestBody: undefined,
+      query: undefined,
+      etag: true,
+      idempotencyKey: false,
+      errors: [],
+      status: 200,
+      response: 'BeneficiaryDetail',
+    } as const
+    const facts = { ...withoutIfMatch, ifMatch: false } as const
+    const complete = defineRoute({
+      ...facts,
+      path: '/things/{id}',
+      invoke: (service, ctx, [id]) => service.get(ctx, id),
+    })
+    assert.equal(complete.policy, OPERATIONS.get)
+    // @ts-expect-error: whether it honours If-Match is missing
+    defineRoute({
+      ...withoutIfMatch,
+      path: '/things',
+      invoke: (service, ctx) => service.get(ctx, '1'),
+    })
+    // @ts-expect-error: a 201 must give the path of what it created
+    defineRoute({
+      ...facts,
+      path: '/things',
+      status: 201,
+      response: 'BeneficiaryCreated',
+      invoke: (service, ctx, _params, body) => service.create(ctx, body),
+    })
+    defineRoute({
+      ...facts,
+      path: '/things',
+      // @ts-expect-error: the path has no {id}
+      invoke: (service, ctx, [id]) => service.get(ctx, id),
+    })
   })
 })
