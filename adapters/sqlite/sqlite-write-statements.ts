@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { BeneficiaryRecord, HistoryEntry } from '../../core/beneficiary.js'
 import type { NewBeneficiary } from '../../core/ports/beneficiary-store.js'
-import { searchTerms } from '../../core/search-terms.js'
+import { nameSortKey } from '../../core/search-terms.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import type { BeneficiaryRow, HistoryRow } from './sqlite-schema.js'
 
@@ -78,8 +78,8 @@ export interface NameKeys {
 
 /** The {@link NameKeys} of a record. */
 export function nameKeys(record: Pick<BeneficiaryRecord, 'first_name' | 'last_name'>): NameKeys {
-  const first = searchTerms(record.first_name).join(' ')
-  const last = searchTerms(record.last_name).join(' ')
+  const first = nameSortKey(record.first_name)
+  const last = nameSortKey(record.last_name)
   const words = first.length > 0 && last.length > 0 ? `${first} ${last}` : first + last
   return { words, sort_first: first, sort_last: last }
 }
