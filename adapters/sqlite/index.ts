@@ -20,7 +20,7 @@ export {
 export type { MigrateSqliteOptions } from './sqlite-migrations.js'
 export { backupSqlite } from './sqlite-backup.js'
 export { seedBeneficiaries } from './sqlite-seed.js'
-export type { SeedOptions, SeedResult } from './sqlite-seed.js'
+export type { SeedResult } from './sqlite-seed.js'
 export type { SqliteBeneficiaryStore } from './sqlite-beneficiary-store.js'
 export type { SqliteClientStore } from './sqlite-client-store.js'
 export type { SqliteSessionStore } from './sqlite-session-store.js'
