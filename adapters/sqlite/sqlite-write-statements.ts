@@ -1,18 +1,16 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import type { BeneficiaryRecord, HistoryEntry } from '../../core/beneficiary.js'
+import type { BeneficiaryRecord } from '../../core/beneficiary.js'
 import type { NewBeneficiary } from '../../core/ports/beneficiary-store.js'
 import { nameSortKey } from '../../core/search-terms.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
-import type { BeneficiaryRow, HistoryRow } from './sqlite-schema.js'
+import type { BeneficiaryRow } from './sqlite-schema.js'
 
-/** The statements that insert a beneficiary, its search words and its history entries. */
+/** The statements that insert a beneficiary and its search words. */
 export interface WriteStatements {
   /** Binds {@link toColumns}. */
   readonly insert: SqliteQuery<never>
   /** Binds `id`, `words` ({@link NameKeys}) and `status`. */
   readonly insertWords: SqliteQuery<never>
-  /** Binds {@link toHistoryColumns}. */
-  readonly insertHistory: SqliteQuery<never>
 }
 
 /** Prepares the insert statements shared by the store and the bulk seeder. */
@@ -28,17 +26,6 @@ export function prepareWriteStatements(db: BetterSqlite3.Database): WriteStateme
         rowid: slot<number>('id'),
         words: slot<string>('words'),
         status: slot<string>('status'),
-      }),
-    ),
-    insertHistory: new SqliteQuery(
-      db,
-      queryBuilder.insertInto('beneficiary_history').values({
-        beneficiary_id: slot<number>('beneficiary_id'),
-        at: slot<number>('at'),
-        action: slot<string>('action'),
-        client_id: slot<string>('client_id'),
-        request_id: slot<string>('request_id'),
-        changes: slot<string>('changes'),
       }),
     ),
   }
@@ -109,20 +96,5 @@ export function toColumns(
     version,
     sort_first: keys.sort_first,
     sort_last: keys.sort_last,
-  }
-}
-
-/** The columns of a history row; `changes` as JSON. */
-export function toHistoryColumns(
-  beneficiaryId: number,
-  entry: HistoryEntry,
-): Record<keyof Omit<HistoryRow, 'id'>, string | number> {
-  return {
-    beneficiary_id: beneficiaryId,
-    at: entry.at,
-    action: entry.action,
-    client_id: entry.client_id,
-    request_id: entry.request_id,
-    changes: JSON.stringify(entry.changes),
   }
 }
