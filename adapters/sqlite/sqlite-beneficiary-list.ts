@@ -6,7 +6,7 @@ import { SqliteListItems } from './sqlite-list-items.js'
 import { choosePlan, fromNearerEnd, type Seek, type Shape } from './sqlite-list-plan.js'
 import { NO_LOWER, NO_UPPER } from './sqlite-list-range.js'
 import { SqliteListSearch } from './sqlite-list-search.js'
-import { SqliteListSeek } from './sqlite-list-seek.js'
+import { DEEP_OFFSET, SqliteListSeek } from './sqlite-list-seek.js'
 import { SqliteListTotals } from './sqlite-list-totals.js'
 
 /**
@@ -77,7 +77,7 @@ export class SqliteBeneficiaryList {
     const plan = choosePlan(page, filtered, span, total)
 
     let seek: Seek = 'none'
-    if (plan === 'order') {
+    if (plan === 'order' && page.offset >= DEEP_OFFSET) {
       ;({ page, reversed, seek } = this.#seek.find(
         { page, reversed },
         from,

@@ -25,11 +25,12 @@ import { SqliteIdempotencyClaims } from './sqlite-idempotency-claims.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import {
   beneficiarySlots,
-  nameKeys,
-  type NameKeys,
-  prepareWriteStatements,
+  RECORD_COLUMNS,
+  recordOf,
   toColumns,
-} from './sqlite-write-statements.js'
+} from './sqlite-beneficiary-columns.js'
+import { nameKeys, type NameKeys } from './sqlite-name-keys.js'
+import { prepareWriteStatements } from './sqlite-write-statements.js'
 import type { BeneficiaryRow } from './sqlite-schema.js'
 
 // Design: Kysely builds the SQL of every statement once, here in the constructor (or once per
@@ -37,39 +38,19 @@ import type { BeneficiaryRow } from './sqlite-schema.js'
 // prepared statement. Compiling a Kysely query costs tens of microseconds per call, more than
 // the indexed lookup itself, so no query is built on the hot path.
 
-type StoredRow = Selectable<BeneficiaryRow>
-type CurrentRow = Pick<
-  StoredRow,
-  | 'id'
-  | 'version'
-  | 'first_name'
-  | 'last_name'
-  | 'status'
-  | 'created_at'
-  | 'updated_at'
-  | 'sort_first'
-  | 'sort_last'
->
-
-/** The columns of a record, in the order `recordOf` takes them. */
-const RECORD_COLUMNS = [
+/** What a write checks and recounts of the stored record. */
+const CURRENT_COLUMNS = [
   'id',
+  'version',
   'first_name',
   'last_name',
-  'email',
-  'phone',
-  'date_of_birth',
-  'fiscal_code',
-  'address_street',
-  'address_city',
-  'address_postal_code',
-  'address_country',
-  'metadata',
   'status',
   'created_at',
   'updated_at',
-  'version',
+  'sort_first',
+  'sort_last',
 ] as const
+type CurrentRow = Pick<Selectable<BeneficiaryRow>, (typeof CURRENT_COLUMNS)[number]>
 
 type SortKeys = Pick<NameKeys, 'sort_first' | 'sort_last'>
 
@@ -142,20 +123,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     group.finishEach({ finish: () => counters.flush(), discard: () => counters.discard() })
     const byId = queryBuilder.selectFrom('beneficiaries').where('id', '=', slot('id'))
     this.#selectRecord = new SqliteQuery(db, byId.select(RECORD_COLUMNS))
-    this.#selectCurrent = new SqliteQuery(
-      db,
-      byId.select([
-        'id',
-        'version',
-        'first_name',
-        'last_name',
-        'status',
-        'created_at',
-        'updated_at',
-        'sort_first',
-        'sort_last',
-      ]),
-    )
+    this.#selectCurrent = new SqliteQuery(db, byId.select(CURRENT_COLUMNS))
     const writes = prepareWriteStatements(db)
     this.#insert = writes.insert
     this.#insertWords = writes.insertWords
@@ -364,49 +332,6 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#history.append(id, entry)
     return 'done'
   }
-}
-
-/**
- * A record from the values of `RECORD_COLUMNS`, in that order. A point read takes the row as
- * values: the driver's object for a row of 16 columns cost more than the lookup's page reads.
- */
-function recordOf(values: readonly unknown[]): BeneficiaryRecord {
-  const [
-    id,
-    first_name,
-    last_name,
-    email,
-    phone,
-    date_of_birth,
-    fiscal_code,
-    street,
-    city,
-    postal_code,
-    country,
-    metadata,
-    status,
-    created_at,
-    updated_at,
-    version,
-  ] = values
-  return {
-    id,
-    first_name,
-    last_name,
-    email,
-    phone,
-    date_of_birth,
-    fiscal_code,
-    address:
-      street === null
-        ? null
-        : { street, city: city ?? '', postal_code: postal_code ?? '', country: country ?? '' },
-    status,
-    metadata: JSON.parse(metadata as string) as Metadata,
-    created_at,
-    updated_at,
-    version,
-  } as BeneficiaryRecord
 }
 
 /** What the list counters look at in a record with these sort keys. */

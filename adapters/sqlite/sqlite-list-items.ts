@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely'
 import type { BeneficiarySummary, SortField } from '../../core/beneficiary.js'
+import { SUMMARY_COLUMNS, summaryOf } from './sqlite-beneficiary-columns.js'
 import type { Shape } from './sqlite-list-plan.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import type { SqliteSchema } from './sqlite-schema.js'
@@ -11,16 +12,8 @@ const MAX_ITEMS_QUERIES = 512
 
 type Items = SqliteQuery<BeneficiarySummary>
 
-const SUMMARY_COLUMNS = [
-  'beneficiaries.id',
-  'beneficiaries.first_name',
-  'beneficiaries.last_name',
-  'beneficiaries.email',
-  'beneficiaries.phone',
-  'beneficiaries.status',
-  'beneficiaries.created_at',
-  'beneficiaries.updated_at',
-] as const
+/** {@link SUMMARY_COLUMNS} as the page queries select them. */
+const SELECTED = SUMMARY_COLUMNS.map((column) => `beneficiaries.${column}` as const)
 
 const ORDER_COLUMNS: Readonly<Record<SortField, readonly (keyof SqliteSchema['beneficiaries'])[]>> =
   {
@@ -45,7 +38,7 @@ export class SqliteListItems {
 
   /** The summaries of the page `shape` describes, for these slot values, in the query's order. */
   page(shape: Shape, values: Readonly<Record<string, unknown>>): BeneficiarySummary[] {
-    return summariesOf(this.#query(shape).allValues(values))
+    return this.#query(shape).allValues(values).map(summaryOf)
   }
 
   #query(shape: Shape): Items {
@@ -63,23 +56,6 @@ export class SqliteListItems {
 
 type ItemsBuilder = SelectQueryBuilder<SqliteSchema, 'beneficiaries', BeneficiarySummary>
 
-/** Rows of `SUMMARY_COLUMNS` values, in that order, as summaries. */
-function summariesOf(rows: readonly unknown[][]): BeneficiarySummary[] {
-  return rows.map(
-    ([id, first_name, last_name, email, phone, status, created_at, updated_at]) =>
-      ({
-        id,
-        first_name,
-        last_name,
-        email,
-        phone,
-        status,
-        created_at,
-        updated_at,
-      }) as BeneficiarySummary,
-  )
-}
-
 function buildItemsQuery(shape: Shape): ItemsBuilder {
   const direction = shape.descending ? 'desc' : 'asc'
   if (shape.search && shape.sort === 'id' && !shape.status && !shape.dates) {
@@ -92,12 +68,12 @@ function buildItemsQuery(shape: Shape): ItemsBuilder {
       .limit(sql.lit(shape.limit))
     return queryBuilder
       .selectFrom('beneficiaries')
-      .select(SUMMARY_COLUMNS)
+      .select(SELECTED)
       .where('id', 'in', shape.fromStart ? page : page.offset(slot('offset')))
       .orderBy('id', direction) as ItemsBuilder
   }
 
-  let query = queryBuilder.selectFrom('beneficiaries').select(SUMMARY_COLUMNS) as ItemsBuilder
+  let query = queryBuilder.selectFrom('beneficiaries').select(SELECTED) as ItemsBuilder
   if (shape.search) {
     query = query.where('beneficiaries.id', 'in', (eb) =>
       eb

@@ -8,7 +8,7 @@ import { isDayBound, NO_LOWER, NO_UPPER } from './sqlite-list-range.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 
 /** Below this offset a plain OFFSET is cheaper than finding the page through the counters. */
-const DEEP_OFFSET = 2_000
+export const DEEP_OFFSET = 2_000
 
 type Bucket = { key: number | string; n: number; minId: number; maxId: number }
 type Buckets = SqliteQuery<Bucket>
@@ -101,9 +101,10 @@ export class SqliteListSeek {
   }
 
   /**
-   * Where the page of an `order` plan over `total` matches starts. A deep page that a counter
-   * covers seeks (`values.seek`, with `values.offset` the rest within the bucket); any other
-   * reads from the top. A descending page that seeks by key is read as its ascending mirror.
+   * Where a page of an `order` plan over `total` matches, at {@link DEEP_OFFSET} or deeper,
+   * starts. One that a counter covers seeks (`values.seek`, with `values.offset` the rest within
+   * the bucket); any other reads from the top. A descending page that seeks by key is read as its
+   * ascending mirror.
    */
   find(
     read: PageRead,
@@ -115,22 +116,20 @@ export class SqliteListSeek {
   ): PageRead & { seek: Seek } {
     let { page, reversed } = read
     let seek: Seek = 'none'
-    if (page.offset >= DEEP_OFFSET) {
-      const aligned = isDayBound(from) && isDayBound(before)
-      const keyed = page.sort === 'created_at' ? aligned : page.sort !== 'id' && !dates
-      if (page.sort === 'id' && !dates) {
-        seek = this.#seekBlock(page, values) ? 'id' : 'none'
-      } else if (page.sort === 'id' && aligned) {
-        seek = this.#seekIdByDay(page, from, before, values) ? 'id' : 'none'
-      } else if (keyed) {
-        // Key seeks count ascending: a descending page is read as its ascending mirror.
-        if (page.descending) {
-          page = { ...page, descending: false, offset: total - page.offset - page.limit }
-          reversed = !reversed
-          values.offset = page.offset
-        }
-        seek = this.#seekKey(page, from, before, values) ? 'key' : 'none'
+    const aligned = isDayBound(from) && isDayBound(before)
+    const keyed = page.sort === 'created_at' ? aligned : page.sort !== 'id' && !dates
+    if (page.sort === 'id' && !dates) {
+      seek = this.#seekBlock(page, values) ? 'id' : 'none'
+    } else if (page.sort === 'id' && aligned) {
+      seek = this.#seekIdByDay(page, from, before, values) ? 'id' : 'none'
+    } else if (keyed) {
+      // Key seeks count ascending: a descending page is read as its ascending mirror.
+      if (page.descending) {
+        page = { ...page, descending: false, offset: total - page.offset - page.limit }
+        reversed = !reversed
+        values.offset = page.offset
       }
+      seek = this.#seekKey(page, from, before, values) ? 'key' : 'none'
     }
     return { page, reversed, seek }
   }

@@ -1,11 +1,8 @@
 import { sql } from 'kysely'
 import type { NewBeneficiary } from '../../core/ports/beneficiary-store.js'
-import {
-  nameKeys,
-  prepareWriteStatements,
-  toColumns,
-  type NameKeys,
-} from './sqlite-write-statements.js'
+import { toColumns } from './sqlite-beneficiary-columns.js'
+import { nameKeys, type NameKeys } from './sqlite-name-keys.js'
+import { prepareWriteStatements } from './sqlite-write-statements.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import { SqliteCounters } from './sqlite-counters.js'
 import { dropStat4Samples } from './sqlite-statistics.js'
