@@ -12,6 +12,7 @@ import type { SqliteStorage } from './sqlite-storage.js'
 export interface SeedResult {
   /** Id of the first record added; the others follow without gaps. */
   readonly firstId: number
+  /** How many records were added. */
   readonly count: number
 }
 
