@@ -2,8 +2,10 @@ import { createHash, randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { SQLITE_MIGRATIONS, openSqliteStorage } from '../adapters/sqlite/index.js'
+import { openSqliteStorage } from '../adapters/sqlite/index.js'
+import { SQLITE_MIGRATIONS } from '../adapters/sqlite/sqlite-migrations.js'
 import { createBeneficiaryService } from '../core/index.js'
+import { DAY_MS } from '../core/time.js'
 import { exitOf, type ProcessGroup } from './process-group.js'
 import type { ScenarioData } from './scenarios.js'
 
@@ -44,7 +46,6 @@ type Cached = BenchData & { readonly format: number; readonly schema: string }
 /** Raised when the seeded data change (2: the search index merged after seeding). */
 const FORMAT = 2
 const SEED_TIMEOUT_MS = 60 * 60 * 1000
-const DAY_MS = 86_400_000
 const UNLIMITED = { auth: 1_000_000, write: 1_000_000_000, standard: 1_000_000_000 }
 
 /**

@@ -17,6 +17,7 @@ import { randomToken } from '../core/crypto.js'
 import { createBeneficiaryService } from '../core/index.js'
 import { RateLimiter } from '../core/rate-limiter.js'
 import { systemClock } from '../core/system-clock.js'
+import { fakeBeneficiaries } from '../server/cli/fake-beneficiaries.js'
 import { createHandler } from '../server/handler.js'
 
 /** Options of {@link runMicro}. */
@@ -63,7 +64,7 @@ export async function runMicro(options: MicroOptions): Promise<MicroResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'beneficiary-micro-'))
   const storage = await openSqliteStorage({ path: join(dir, 'micro.db') })
   try {
-    await seedBeneficiaries(storage, { count: rows, seed: 7 })
+    await seedBeneficiaries(storage, fakeBeneficiaries({ count: rows, seed: 7 }))
     const service = await createBeneficiaryService({ storage, limits: UNLIMITED })
     const client = await service.clients.create({ name: 'micro', scopes: ['read', 'write'] })
     const { value: tokens } = await service.login({ ip: '127.0.0.1' }, client)

@@ -14,3 +14,17 @@ export function searchTerms(text: string): string[] {
   const folded = text.normalize('NFD').replace(COMBINING_MARKS, '').toLowerCase()
   return folded.split(WORD_SEPARATORS).filter((word) => word.length > 0)
 }
+
+/**
+ * The primary key of the name sorts (D15): the name's search words joined by one space, so that
+ * case and accents do not decide the order (`'Émile'` sorts with `'emile'`, not after `'Zola'`).
+ * Ties on it are broken by the raw name, then by id, both compared by Unicode code point. Every
+ * storage adapter sorts names by it: the memory adapter compares it directly, SQLite stores it
+ * in a column and sorts with its BINARY collation.
+ *
+ * @example
+ * nameSortKey("D'Angelo") // 'd angelo'
+ */
+export function nameSortKey(name: string): string {
+  return searchTerms(name).join(' ')
+}

@@ -6,7 +6,5 @@
  * const storage = new MemoryStorage()
  */
 export { MemoryStorage } from './memory-storage.js'
+// Beyond the port: `retainedHistory`, for audits and a host's tests.
 export type { MemoryBeneficiaryStore } from './memory-beneficiary-store.js'
-export type { MemoryClientStore } from './memory-client-store.js'
-export type { MemorySessionStore } from './memory-session-store.js'
-export type { MemorySigningKeyStore } from './memory-signing-key-store.js'

@@ -14,8 +14,8 @@ import type {
   Page,
   WriteOutcome,
 } from '../../core/ports/beneficiary-store.js'
-import { searchTerms } from '../../core/search-terms.js'
-import { compareCodePoints, nameSortKey } from './memory-collation.js'
+import { nameSortKey, searchTerms } from '../../core/search-terms.js'
+import { compareCodePoints } from './memory-collation.js'
 import { frozenCopy } from './memory-frozen-copy.js'
 
 /** A record with what `list` needs precomputed. */

@@ -1,15 +1,3 @@
-import { searchTerms } from '../../core/search-terms.js'
-
-/**
- * The primary key of the name sorts (D15): the name's search words joined by one space, so that
- * case and accents do not decide the order (`'Émile'` sorts with `'emile'`, not after `'Zola'`).
- * Ties on it are broken by the raw name, then by id. SQLite reproduces the rule by storing this
- * key in a column and sorting with its BINARY collation.
- */
-export function nameSortKey(name: string): string {
-  return searchTerms(name).join(' ')
-}
-
 /**
  * Compares by Unicode code point, which is also UTF-8 byte order (SQLite's BINARY collation).
  * JavaScript's `<` compares UTF-16 code units instead, which puts astral characters (surrogate

@@ -3,8 +3,6 @@ import type { Selectable } from 'kysely'
 import type {
   BeneficiaryRecord,
   BeneficiarySummary,
-  FieldChange,
-  HistoryAction,
   HistoryEntry,
   Metadata,
 } from '../../core/beneficiary.js'
@@ -22,75 +20,42 @@ import { SqliteBeneficiaryList } from './sqlite-beneficiary-list.js'
 import type { SqliteGroupCommit } from './sqlite-group-commit.js'
 import { type Counted, SqliteCounters } from './sqlite-counters.js'
 import type { SqliteDataVersion } from './sqlite-data-version.js'
+import { SqliteHistory } from './sqlite-history.js'
+import { SqliteIdempotencyClaims } from './sqlite-idempotency-claims.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import {
   beneficiarySlots,
-  nameKeys,
-  type NameKeys,
-  prepareWriteStatements,
+  RECORD_COLUMNS,
+  recordOf,
   toColumns,
-  toHistoryColumns,
-} from './sqlite-write-statements.js'
-import type { BeneficiaryRow, HistoryRow } from './sqlite-schema.js'
+} from './sqlite-beneficiary-columns.js'
+import { nameKeys, type NameKeys } from './sqlite-name-keys.js'
+import { prepareWriteStatements } from './sqlite-write-statements.js'
+import type { BeneficiaryRow } from './sqlite-schema.js'
 
 // Design: Kysely builds the SQL of every statement once, here in the constructor (or once per
 // list shape), and better-sqlite3 prepares it once; a call only binds values and steps the
 // prepared statement. Compiling a Kysely query costs tens of microseconds per call, more than
 // the indexed lookup itself, so no query is built on the hot path.
 
-type StoredRow = Selectable<BeneficiaryRow>
-type StoredHistoryRow = Selectable<HistoryRow>
-type ClaimRow = {
-  fingerprint: string
-  beneficiary_id: number
-  created_at: number
-  expires_at: number
-}
-type CurrentRow = Pick<
-  StoredRow,
-  | 'id'
-  | 'version'
-  | 'first_name'
-  | 'last_name'
-  | 'status'
-  | 'created_at'
-  | 'updated_at'
-  | 'sort_first'
-  | 'sort_last'
->
-
-/** The columns of a record, in the order `recordOf` takes them. */
-const RECORD_COLUMNS = [
+/** What a write checks and recounts of the stored record. */
+const CURRENT_COLUMNS = [
   'id',
+  'version',
   'first_name',
   'last_name',
-  'email',
-  'phone',
-  'date_of_birth',
-  'fiscal_code',
-  'address_street',
-  'address_city',
-  'address_postal_code',
-  'address_country',
-  'metadata',
   'status',
   'created_at',
   'updated_at',
-  'version',
+  'sort_first',
+  'sort_last',
 ] as const
+type CurrentRow = Pick<Selectable<BeneficiaryRow>, (typeof CURRENT_COLUMNS)[number]>
 
 type SortKeys = Pick<NameKeys, 'sort_first' | 'sort_last'>
 
 /** The stand-in sort keys of an update that keeps the names and the status (see `#updateNow`). */
 const KEPT_KEYS: SortKeys = { sort_first: '', sort_last: '' }
-
-/**
- * Every this many creates with a claim, one deletes up to `CLAIMS_PURGED` expired claims on its
- * way: twice the rate claims are made, so the table stays small, while most creates skip the
- * delete (it cost as much as inserting the record).
- */
-const PURGE_EVERY = 32
-const CLAIMS_PURGED = 64
 
 /**
  * Beneficiaries, their history (D27) and Idempotency-Key claims (D22) in SQLite. Every write
@@ -119,15 +84,8 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   readonly #delete: SqliteQuery<never>
   readonly #insertWords: SqliteQuery<never>
   readonly #deleteWords: SqliteQuery<never>
-  readonly #insertHistory: SqliteQuery<never>
-  readonly #eraseHistory: SqliteQuery<never>
-  readonly #historyPage: SqliteQuery<StoredHistoryRow>
-  readonly #historyCount: SqliteQuery<{ n: number }>
-  readonly #allHistory: SqliteQuery<StoredHistoryRow>
-  readonly #selectClaim: SqliteQuery<ClaimRow>
-  readonly #insertClaim: SqliteQuery<never>
-  readonly #purgeClaims: SqliteQuery<never>
-  #claimsSincePurge = 0
+  readonly #history: SqliteHistory
+  readonly #claims: SqliteIdempotencyClaims
   readonly #create: BetterSqlite3.Transaction<
     (
       record: NewBeneficiary,
@@ -165,24 +123,10 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     group.finishEach({ finish: () => counters.flush(), discard: () => counters.discard() })
     const byId = queryBuilder.selectFrom('beneficiaries').where('id', '=', slot('id'))
     this.#selectRecord = new SqliteQuery(db, byId.select(RECORD_COLUMNS))
-    this.#selectCurrent = new SqliteQuery(
-      db,
-      byId.select([
-        'id',
-        'version',
-        'first_name',
-        'last_name',
-        'status',
-        'created_at',
-        'updated_at',
-        'sort_first',
-        'sort_last',
-      ]),
-    )
+    this.#selectCurrent = new SqliteQuery(db, byId.select(CURRENT_COLUMNS))
     const writes = prepareWriteStatements(db)
     this.#insert = writes.insert
     this.#insertWords = writes.insertWords
-    this.#insertHistory = writes.insertHistory
     this.#delete = new SqliteQuery(
       db,
       queryBuilder.deleteFrom('beneficiaries').where('id', '=', slot('id')),
@@ -192,68 +136,8 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
       queryBuilder.deleteFrom('beneficiary_search').where('rowid', '=', slot('id')),
     )
 
-    const history = queryBuilder
-      .selectFrom('beneficiary_history')
-      .where('beneficiary_id', '=', slot('id'))
-    this.#eraseHistory = new SqliteQuery(
-      db,
-      queryBuilder
-        .updateTable('beneficiary_history')
-        .set({ changes: '[]' })
-        .where('beneficiary_id', '=', slot('id')),
-    )
-    this.#historyPage = new SqliteQuery(
-      db,
-      history.selectAll().orderBy('id').limit(slot('limit')).offset(slot('offset')),
-    )
-    this.#allHistory = new SqliteQuery(db, history.selectAll().orderBy('id'))
-    this.#historyCount = new SqliteQuery(
-      db,
-      history.select((eb) => eb.fn.countAll<number>().as('n')),
-    )
-
-    this.#selectClaim = new SqliteQuery(
-      db,
-      queryBuilder
-        .selectFrom('idempotency_keys')
-        .select(['fingerprint', 'beneficiary_id', 'created_at', 'expires_at'])
-        .where('client_id', '=', slot('client_id'))
-        .where('key', '=', slot('key')),
-    )
-    // An expired claim of the same key is replaced in place.
-    this.#insertClaim = new SqliteQuery(
-      db,
-      queryBuilder
-        .insertInto('idempotency_keys')
-        .values({
-          client_id: slot<string>('client_id'),
-          key: slot<string>('key'),
-          fingerprint: slot<string>('fingerprint'),
-          beneficiary_id: slot<number>('beneficiary_id'),
-          created_at: slot<number>('created_at'),
-          expires_at: slot<number>('expires_at'),
-        })
-        .onConflict((oc) =>
-          oc.columns(['client_id', 'key']).doUpdateSet((eb) => ({
-            fingerprint: eb.ref('excluded.fingerprint'),
-            beneficiary_id: eb.ref('excluded.beneficiary_id'),
-            created_at: eb.ref('excluded.created_at'),
-            expires_at: eb.ref('excluded.expires_at'),
-          })),
-        ),
-    )
-    this.#purgeClaims = new SqliteQuery(
-      db,
-      queryBuilder
-        .deleteFrom('idempotency_keys')
-        .where('id', 'in', (eb) =>
-          eb
-            .selectFrom('idempotency_keys')
-            .select('id')
-            .where('expires_at', '<=', slot('now'))
-            .limit(CLAIMS_PURGED),
-        ),
-    )
+    this.#history = new SqliteHistory(db)
+    this.#claims = new SqliteIdempotencyClaims(db)
 
     this.#create = db.transaction((record, entry, claim) => this.#createNow(record, entry, claim))
     this.#replace = db.transaction((previous, next, entry) =>
@@ -338,9 +222,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   ): Promise<Page<HistoryEntry> | undefined> {
     this.#assertOpen()
     if (this.#selectCurrent.get({ id }) === undefined) return undefined
-    const total = this.#historyCount.get({ id })?.n ?? 0
-    const items = total > offset ? this.#historyPage.all({ id, limit, offset }).map(toEntry) : []
-    return { items, total }
+    return this.#history.page(id, offset, limit)
   }
 
   /**
@@ -350,8 +232,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
    */
   async retainedHistory(id: number): Promise<readonly HistoryEntry[] | undefined> {
     this.#assertOpen()
-    const rows = this.#allHistory.all({ id })
-    return rows.length === 0 ? undefined : rows.map(toEntry)
+    return this.#history.all(id)
   }
 
   #createNow(
@@ -360,15 +241,8 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     claim: IdempotencyClaim | undefined,
   ): CreateOutcome {
     if (claim !== undefined) {
-      const held = this.#selectClaim.get({ client_id: claim.clientId, key: claim.key })
-      if (held !== undefined && claim.now < held.expires_at) {
-        return {
-          kind: 'claimed',
-          fingerprint: held.fingerprint,
-          beneficiaryId: held.beneficiary_id,
-          createdAt: held.created_at,
-        }
-      }
+      const held = this.#claims.held(claim)
+      if (held !== undefined) return held
     }
     const keys = nameKeys(record)
     const inserted = this.#insert.run(toColumns(record, 1, keys))
@@ -378,21 +252,8 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     )
     const counted = { ...record, ...keys, id }
     this.#writes.defer(() => this.#counters.add(counted))
-    this.#insertHistory.run(toHistoryColumns(id, entry))
-    if (claim !== undefined) {
-      if (++this.#claimsSincePurge >= PURGE_EVERY) {
-        this.#claimsSincePurge = 0
-        this.#purgeClaims.run({ now: claim.now })
-      }
-      this.#insertClaim.run({
-        client_id: claim.clientId,
-        key: claim.key,
-        fingerprint: claim.fingerprint,
-        beneficiary_id: id,
-        created_at: record.created_at,
-        expires_at: claim.expiresAt,
-      })
-    }
+    this.#history.append(id, entry)
+    if (claim !== undefined) this.#claims.add(claim, id, record.created_at)
     return { kind: 'created', record: toRecordFrom(record, id) }
   }
 
@@ -428,7 +289,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#writes.defer(() =>
       this.#counters.replace(countedOf(previous, before), countedOf(next, after)),
     )
-    this.#insertHistory.run(toHistoryColumns(id, entry))
+    this.#history.append(id, entry)
     return 'done'
   }
 
@@ -467,53 +328,10 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#delete.run({ id })
     this.#writes.defer(() => this.#deleteWords.run({ id }))
     this.#writes.defer(() => this.#counters.remove(current))
-    this.#eraseHistory.run({ id })
-    this.#insertHistory.run(toHistoryColumns(id, entry))
+    this.#history.erase(id)
+    this.#history.append(id, entry)
     return 'done'
   }
-}
-
-/**
- * A record from the values of `RECORD_COLUMNS`, in that order. A point read takes the row as
- * values: the driver's object for a row of 16 columns cost more than the lookup's page reads.
- */
-function recordOf(values: readonly unknown[]): BeneficiaryRecord {
-  const [
-    id,
-    first_name,
-    last_name,
-    email,
-    phone,
-    date_of_birth,
-    fiscal_code,
-    street,
-    city,
-    postal_code,
-    country,
-    metadata,
-    status,
-    created_at,
-    updated_at,
-    version,
-  ] = values
-  return {
-    id,
-    first_name,
-    last_name,
-    email,
-    phone,
-    date_of_birth,
-    fiscal_code,
-    address:
-      street === null
-        ? null
-        : { street, city: city ?? '', postal_code: postal_code ?? '', country: country ?? '' },
-    status,
-    metadata: JSON.parse(metadata as string) as Metadata,
-    created_at,
-    updated_at,
-    version,
-  } as BeneficiaryRecord
 }
 
 /** What the list counters look at in a record with these sort keys. */
@@ -544,17 +362,6 @@ function toRecordFrom(record: NewBeneficiary, id: number): BeneficiaryRecord {
     created_at: record.created_at,
     updated_at: record.updated_at,
     version: 1,
-  }
-}
-
-function toEntry(row: StoredHistoryRow): HistoryEntry {
-  const changes = JSON.parse(row.changes) as FieldChange[]
-  return {
-    at: row.at,
-    action: row.action as HistoryAction,
-    client_id: row.client_id,
-    request_id: row.request_id,
-    changes: changes.map((change) => ({ field: change.field, old: change.old, new: change.new })),
   }
 }
 

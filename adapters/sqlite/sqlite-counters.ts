@@ -1,9 +1,8 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import { sql } from 'kysely'
+import { DAY_MS } from '../../core/time.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 
-/** Milliseconds per row of the day counters: one UTC day. */
-export const DAY_MS = 86_400_000
 /** Ids per row of `beneficiary_block_counts`, whose key is `id >> 10`. */
 export const BLOCK_SIZE = 1024
 

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely'
+import type { BeneficiaryStatus } from '../../core/beneficiary.js'
 
 /** A row of `beneficiaries`. Timestamps are epoch milliseconds; `metadata` is JSON text. */
 export interface BeneficiaryRow {
@@ -14,7 +15,8 @@ export interface BeneficiaryRow {
   address_postal_code: string | null
   address_country: string | null
   metadata: string
-  status: string
+  /** One of the statuses, as the table's CHECK constraint has it. */
+  status: BeneficiaryStatus
   created_at: number
   updated_at: number
   version: number

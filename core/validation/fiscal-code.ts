@@ -45,7 +45,17 @@ function encodedBirth(code: string): EncodedBirth | undefined {
   }
 }
 
-function checkCharacter(code: string): string {
+/**
+ * The check character (the 16th) of a codice fiscale whose first 15 characters are those of
+ * `code`, by the official tables; characters past the 15th are ignored. `isFiscalCode` compares
+ * it with the code's own; a generator of test data appends it to the 15 it made up.
+ *
+ * @param code - at least 15 characters, upper-case letters and digits, as a fiscal code has them
+ *
+ * @example
+ * fiscalCodeCheckCharacter('RSSMRA85T10A562') // 'S'
+ */
+export function fiscalCodeCheckCharacter(code: string): string {
   let sum = 0
   for (let position = 0; position < 15; position += 1) {
     const index = tableIndex(code.charAt(position))
@@ -68,7 +78,7 @@ export function isFiscalCode(code: string): boolean {
   if (birth === undefined) return false
   const day = birth.day > 40 ? birth.day - 40 : birth.day
   if (day < 1 || day > (DAYS_IN_MONTH[birth.month - 1] as number)) return false
-  return code.charAt(15) === checkCharacter(code)
+  return code.charAt(15) === fiscalCodeCheckCharacter(code)
 }
 
 /**

@@ -4,6 +4,7 @@ import { backupSqlite, seedBeneficiaries } from '../../adapters/sqlite/index.js'
 import { CommandFailedError, UsageError } from './cli-error.js'
 import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
 import { databasePath, openDatabase } from './database.js'
+import { fakeBeneficiaries } from './fake-beneficiaries.js'
 import { BACKUP_HELP, MIGRATE_HELP, SEED_HELP } from './help.js'
 import { Settings } from './settings.js'
 
@@ -75,7 +76,7 @@ export async function seedCommand(args: readonly string[], io: CliIo): Promise<n
   const storage = await openDatabase(databasePath(settings))
   try {
     const started = performance.now()
-    const result = await seedBeneficiaries(storage, { count, seed })
+    const result = await seedBeneficiaries(storage, fakeBeneficiaries({ count, seed }))
     const seconds = Math.round((performance.now() - started) / 10) / 100
     io.out(JSON.stringify({ first_id: result.firstId, count: result.count, seconds }))
     return 0

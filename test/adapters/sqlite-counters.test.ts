@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { openSqliteStorage, type SqliteStorage } from '../../adapters/sqlite/index.js'
-import { DAY_MS } from '../../adapters/sqlite/sqlite-counters.js'
+import { DAY_MS } from '../../core/time.js'
 import type { BeneficiaryStatus } from '../../core/beneficiary.js'
 import { Random } from '../support/random.js'
 import {

@@ -10,6 +10,7 @@ import type { BeneficiaryRecord, BeneficiaryStatus, SortField } from '../../core
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { searchTerms } from '../../core/search-terms.js'
 import { parseCreateInput } from '../../core/validation/index.js'
+import { fakeBeneficiaries } from '../../server/cli/fake-beneficiaries.js'
 import {
   T0,
   createdEntry,
@@ -272,7 +273,10 @@ describe('seedBeneficiaries', () => {
     const storage = await openSqliteStorage({ path: ':memory:' })
     try {
       const now = Date.UTC(2025, 5, 1)
-      const { firstId, count } = await seedBeneficiaries(storage, { count: 3_000, seed: 7, now })
+      const { firstId, count } = await seedBeneficiaries(
+        storage,
+        fakeBeneficiaries({ count: 3_000, seed: 7, now }),
+      )
       assert.equal(count, 3_000)
       const statuses = new Set<string>()
       let fiscalCodes = 0
@@ -304,8 +308,8 @@ describe('seedBeneficiaries', () => {
     const second = await openSqliteStorage({ path: ':memory:' })
     const memory = new MemoryStorage()
     try {
-      await seedBeneficiaries(first, options)
-      await seedBeneficiaries(second, options)
+      await seedBeneficiaries(first, fakeBeneficiaries(options))
+      await seedBeneficiaries(second, fakeBeneficiaries(options))
       const all = listQuery({ limit: 100, offset: 1_200 })
       assert.deepEqual(await first.beneficiaries.list(all), await second.beneficiaries.list(all))
       assert.deepEqual(await first.beneficiaries.get(2_500), await second.beneficiaries.get(2_500))

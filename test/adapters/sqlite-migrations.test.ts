@@ -4,13 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, it } from 'node:test'
-import {
-  SQLITE_MIGRATIONS,
-  SqliteStorage,
-  migrateSqlite,
-  openSqliteStorage,
-  pendingMigrations,
-} from '../../adapters/sqlite/index.js'
+import { SqliteStorage, migrateSqlite, openSqliteStorage } from '../../adapters/sqlite/index.js'
+import { SQLITE_MIGRATIONS, pendingMigrations } from '../../adapters/sqlite/sqlite-migrations.js'
 import { T0, listQuery } from '../contracts/storage-fixtures.js'
 
 const ALL = Object.keys(SQLITE_MIGRATIONS).sort()

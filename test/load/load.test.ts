@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import { openSqliteStorage, seedBeneficiaries } from '../../adapters/sqlite/index.js'
 import { createBeneficiaryService } from '../../core/index.js'
 import { detailOf } from '../../core/representation.js'
+import { fakeBeneficiaries } from '../../server/cli/fake-beneficiaries.js'
 import { HttpConnection } from './http-connection.js'
 import {
   LoadActor,
@@ -117,7 +118,7 @@ describe(`the server under a paced load of ${PLAN.clients} clients for ${PLAN.se
       // starts: the server then runs with every default but the port (its auth limit of 5 logins
       // per minute and IP would take ten minutes to log 50 clients in from 127.0.0.1).
       const storage = await openSqliteStorage({ path: db })
-      const seeded = await seedBeneficiaries(storage, { count: SEEDED, seed: 7 })
+      const seeded = await seedBeneficiaries(storage, fakeBeneficiaries({ count: SEEDED, seed: 7 }))
       const service = await createBeneficiaryService({
         storage,
         limits: { auth: 10_000, write: WRITE_LIMIT, standard: STANDARD_LIMIT },

@@ -10,11 +10,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ListQuery } from '../../../core/ports/beneficiary-store.js'
 import { openSqliteStorage, seedBeneficiaries } from '../../../adapters/sqlite/index.js'
+import { DAY_MS } from '../../../core/time.js'
+import { fakeBeneficiaries } from '../../../server/cli/fake-beneficiaries.js'
 
 const COUNT = Number(process.argv[2] ?? 1_000_000)
 const EXISTING = process.argv[3]
 const NOW = Date.UTC(2025, 5, 1)
-const DAY = 86_400_000
 const RUNS = 101
 
 const dir = await mkdtemp(join(tmpdir(), 'sqlite-measure-'))
@@ -23,7 +24,7 @@ try {
   if (EXISTING === undefined) {
     const seeding = await openSqliteStorage({ path })
     const started = performance.now()
-    await seedBeneficiaries(seeding, { count: COUNT, seed: 42, now: NOW })
+    await seedBeneficiaries(seeding, fakeBeneficiaries({ count: COUNT, seed: 42, now: NOW }))
     console.log(`seeded ${COUNT} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`)
     await seeding.close()
   }
@@ -56,7 +57,7 @@ try {
 
   const from = Date.UTC(2024, 0, 1)
   const before = Date.UTC(2024, 6, 1)
-  const recentFrom = NOW - 30 * DAY - (NOW % DAY)
+  const recentFrom = NOW - 30 * DAY_MS - (NOW % DAY_MS)
   const last = COUNT - 25
 
   console.log('--- the benchmark cases')
@@ -90,7 +91,7 @@ try {
     "created 2024 H1 + status 'inactive', first page",
     list({ createdFrom: from, createdBefore: before, status: 'inactive' }),
   )
-  await measure('one day, first page', list({ createdFrom: from, createdBefore: from + DAY }))
+  await measure('one day, first page', list({ createdFrom: from, createdBefore: from + DAY_MS }))
   await measure('sort created_at, deepest page', list({ sort: 'created_at', offset: last }))
   await measure(
     'sort -created_at, deepest page',
