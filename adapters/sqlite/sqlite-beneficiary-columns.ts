@@ -1,5 +1,10 @@
 import type { Selectable } from 'kysely'
-import type { BeneficiaryRecord, BeneficiarySummary, Metadata } from '../../core/beneficiary.js'
+import {
+  LIST_ITEM_FIELDS,
+  type BeneficiaryRecord,
+  type BeneficiarySummary,
+  type Metadata,
+} from '../../core/beneficiary.js'
 import type { NewBeneficiary } from '../../core/ports/beneficiary-store.js'
 import type { NameKeys } from './sqlite-name-keys.js'
 import { slot } from './sqlite-query.js'
@@ -59,16 +64,8 @@ const WRITTEN_COLUMNS: readonly WrittenColumn[] = [
  * The columns a list page selects, read as values in this order. Each is also the name of the
  * summary's field it holds; {@link summaryOf} takes every field of `BeneficiarySummary`.
  */
-export const SUMMARY_COLUMNS = [
-  'id',
-  'first_name',
-  'last_name',
-  'email',
-  'phone',
-  'status',
-  'created_at',
-  'updated_at',
-] as const satisfies readonly (keyof BeneficiarySummary & RecordColumn)[]
+export const SUMMARY_COLUMNS = LIST_ITEM_FIELDS satisfies readonly (keyof BeneficiarySummary &
+  RecordColumn)[]
 
 /** A reader of each column of a row selected as values, by the column's name. */
 type ColumnReaders<C extends keyof Row> = {
