@@ -346,21 +346,16 @@ function countedOf(record: BeneficiaryRecord, keys: SortKeys): Counted {
   }
 }
 
-/** What was inserted, read back from the input rather than from the database. */
+/**
+ * What was inserted, read back from the input rather than from the database; its objects are
+ * copies, so the caller's and the record share nothing.
+ */
 function toRecordFrom(record: NewBeneficiary, id: number): BeneficiaryRecord {
   return {
     id,
-    first_name: record.first_name,
-    last_name: record.last_name,
-    email: record.email,
-    phone: record.phone,
-    date_of_birth: record.date_of_birth,
-    fiscal_code: record.fiscal_code,
+    ...record,
     address: record.address === null ? null : { ...record.address },
-    status: record.status,
     metadata: JSON.parse(JSON.stringify(record.metadata)) as Metadata,
-    created_at: record.created_at,
-    updated_at: record.updated_at,
     version: 1,
   }
 }
