@@ -1,20 +1,21 @@
 // The benchmark's "typical peer": the same /v3 routes and response shapes, written by hand the way
 // an engineer would with the most popular fast framework. Fastify with JSON schemas for bodies,
-// queries and responses, better-sqlite3 on one straightforward table, jose verifying an HS256
-// token on every request, LIMIT/OFFSET with COUNT(*), LIKE search, pino request logging.
-// Deliberately ordinary: the baseline a user would otherwise pick, not a straw man.
+// queries and responses, one straightforward table (better-sqlite3, or PostgreSQL through pg),
+// jose verifying an HS256 token on every request, LIMIT/OFFSET with COUNT(*), LIKE (ILIKE on
+// PostgreSQL) search, pino request logging. Deliberately ordinary: the baseline a user would
+// otherwise pick, not a straw man.
 //
 // Usage: node bench/peer/server.mjs --db bench/.data/peer.db --port 4200
+//        node bench/peer/server.mjs --database-url postgres://…/db?options=-csearch_path%3Dpeer
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import Database from 'better-sqlite3'
 import Fastify from 'fastify'
 import { SignJWT, jwtVerify } from 'jose'
 
 const { values } = parseArgs({
   options: {
     db: { type: 'string', default: 'peer.db' },
+    'database-url': { type: 'string' },
     host: { type: 'string', default: '127.0.0.1' },
     port: { type: 'string', default: '4200' },
     'log-level': { type: 'string', default: 'info' },
@@ -27,27 +28,10 @@ const jwtSecret = process.env.PEER_JWT_SECRET
   ? new TextEncoder().encode(process.env.PEER_JWT_SECRET)
   : randomBytes(32)
 
-const db = new Database(values.db)
-db.pragma('journal_mode = WAL')
-db.exec(readFileSync(new URL('./schema.sql', import.meta.url), 'utf8'))
-
-const findClient = db.prepare('SELECT * FROM clients WHERE id = ?')
-const findById = db.prepare('SELECT * FROM beneficiaries WHERE id = ?')
-const insert = db.prepare(`
-  INSERT INTO beneficiaries
-    (first_name, last_name, email, phone, date_of_birth, fiscal_code, address, status, metadata,
-     created_at, updated_at)
-  VALUES
-    (@first_name, @last_name, @email, @phone, @date_of_birth, @fiscal_code, @address, 'pending',
-     @metadata, @created_at, @updated_at)
-`)
-const update = db.prepare(`
-  UPDATE beneficiaries SET
-    first_name = @first_name, last_name = @last_name, email = @email, phone = @phone,
-    date_of_birth = @date_of_birth, fiscal_code = @fiscal_code, address = @address,
-    metadata = @metadata, updated_at = @updated_at
-  WHERE id = @id
-`)
+const db =
+  values['database-url'] === undefined
+    ? (await import('./sqlite-store.mjs')).openSqliteStore(values.db)
+    : await (await import('./pg-store.mjs')).openPgStore(values['database-url'])
 
 const nullableString = { type: ['string', 'null'] }
 const address = {
@@ -189,7 +173,7 @@ app.setErrorHandler((error, request, reply) => {
       })),
     })
   }
-  if (error.code === 'SQLITE_CONSTRAINT_UNIQUE') {
+  if (db.isUniqueViolation(error)) {
     return reply.code(422).send({
       error: 'validation_failed',
       message: 'The request is invalid.',
@@ -249,7 +233,7 @@ app.post(
   },
   async (request, reply) => {
     const { client_id, client_secret } = request.body
-    const client = findClient.get(client_id)
+    const client = await db.findClient(client_id)
     const presented = createHash('sha256').update(client_secret).digest()
     const stored = client ? Buffer.from(client.secret_hash, 'hex') : Buffer.alloc(32)
     if (!client || !timingSafeEqual(presented, stored)) {
@@ -296,32 +280,20 @@ app.get(
     const { page, per_page, search, status, created_from, created_to } = request.query
     const where = []
     const params = []
+    const next = (value) => {
+      params.push(value)
+      return db.placeholder(params.length)
+    }
     if (search) {
-      where.push('(first_name LIKE ? OR last_name LIKE ?)')
-      params.push(`${search}%`, `${search}%`)
+      const prefix = `${search}%`
+      where.push(`(first_name ${db.like} ${next(prefix)} OR last_name ${db.like} ${next(prefix)})`)
     }
-    if (status) {
-      where.push('status = ?')
-      params.push(status)
-    }
-    if (created_from) {
-      where.push('created_at >= ?')
-      params.push(created_from)
-    }
-    if (created_to) {
-      where.push('created_at <= ?')
-      params.push(`${created_to}T23:59:59.999Z`)
-    }
+    if (status) where.push(`status = ${next(status)}`)
+    if (created_from) where.push(`created_at >= ${next(created_from)}`)
+    if (created_to) where.push(`created_at <= ${next(`${created_to}T23:59:59.999Z`)}`)
     const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''
-    const { total } = db
-      .prepare(`SELECT COUNT(*) AS total FROM beneficiaries ${whereSql}`)
-      .get(...params)
-    const data = db
-      .prepare(
-        `SELECT id, first_name, last_name, email, phone, status, created_at, updated_at
-         FROM beneficiaries ${whereSql} ORDER BY id LIMIT ? OFFSET ?`,
-      )
-      .all(...params, per_page, (page - 1) * per_page)
+    const total = await db.count(whereSql, params)
+    const data = await db.page(whereSql, params, per_page, (page - 1) * per_page)
 
     const totalPages = Math.ceil(total / per_page)
     const link = (n) => {
@@ -351,7 +323,7 @@ app.get(
   '/v3/beneficiaries/:id',
   { preHandler: requireScope('read'), schema: { params: idParams, response: { 200: detail } } },
   async (request, reply) => {
-    const row = findById.get(request.params.id)
+    const row = await db.findById(request.params.id)
     if (!row) return problem(reply, 404, 'not_found', 'The beneficiary was not found.')
     return toDetail(row)
   },
@@ -374,7 +346,7 @@ app.post(
   async (request, reply) => {
     const body = request.body
     const now = new Date().toISOString()
-    const { lastInsertRowid } = insert.run({
+    const id = await db.insert({
       first_name: body.first_name,
       last_name: body.last_name,
       email: body.email,
@@ -387,7 +359,7 @@ app.post(
       updated_at: now,
     })
     return reply.code(201).send({
-      id: Number(lastInsertRowid),
+      id,
       first_name: body.first_name,
       last_name: body.last_name,
       email: body.email,
@@ -408,11 +380,11 @@ app.put(
     },
   },
   async (request, reply) => {
-    const row = findById.get(request.params.id)
+    const row = await db.findById(request.params.id)
     if (!row) return problem(reply, 404, 'not_found', 'The beneficiary was not found.')
     const current = toDetail(row)
     const next = { ...current, ...request.body, updated_at: new Date().toISOString() }
-    update.run({
+    await db.update({
       id: current.id,
       first_name: next.first_name,
       last_name: next.last_name,
@@ -432,10 +404,10 @@ app.get('/healthz', async () => ({ status: 'ok' }))
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
-    app.close().finally(() => {
-      db.close()
-      process.exit(0)
-    })
+    app
+      .close()
+      .then(() => db.close())
+      .finally(() => process.exit(0))
   })
 }
 
