@@ -3,6 +3,18 @@
 import { readFileSync } from 'node:fs'
 import pg from 'pg'
 
+const WRITTEN = [
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'date_of_birth',
+  'fiscal_code',
+  'address',
+  'metadata',
+]
+const written = (row) => WRITTEN.map((column) => row[column])
+
 export async function openPgStore(connectionString) {
   const pool = new pg.Pool({ connectionString, max: 10 })
   await pool.query(readFileSync(new URL('./schema-pg.sql', import.meta.url), 'utf8'))
@@ -16,42 +28,19 @@ export async function openPgStore(connectionString) {
       (
         await one(
           `INSERT INTO beneficiaries
-             (first_name, last_name, email, phone, date_of_birth, fiscal_code, address, status,
-              metadata, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10)
+             (${WRITTEN.join(', ')}, status, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $10)
            RETURNING id`,
-          [
-            row.first_name,
-            row.last_name,
-            row.email,
-            row.phone,
-            row.date_of_birth,
-            row.fiscal_code,
-            row.address,
-            row.metadata,
-            row.created_at,
-            row.updated_at,
-          ],
+          [...written(row), row.created_at, row.updated_at],
         )
       ).id,
     update: (row) =>
       pool.query(
         `UPDATE beneficiaries SET
-           first_name = $2, last_name = $3, email = $4, phone = $5, date_of_birth = $6,
-           fiscal_code = $7, address = $8, metadata = $9, updated_at = $10
-         WHERE id = $1`,
-        [
-          row.id,
-          row.first_name,
-          row.last_name,
-          row.email,
-          row.phone,
-          row.date_of_birth,
-          row.fiscal_code,
-          row.address,
-          row.metadata,
-          row.updated_at,
-        ],
+           first_name = $1, last_name = $2, email = $3, phone = $4, date_of_birth = $5,
+           fiscal_code = $6, address = $7, metadata = $8, updated_at = $9
+         WHERE id = $10`,
+        [...written(row), row.updated_at, row.id],
       ),
     count: async (whereSql, params) =>
       Number((await one(`SELECT COUNT(*) AS total FROM beneficiaries ${whereSql}`, params)).total),
