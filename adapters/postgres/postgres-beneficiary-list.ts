@@ -64,7 +64,7 @@ export class PostgresBeneficiaryList {
     }
     let q: string | undefined
     if (query.search !== undefined) {
-      q = searchQuery(query.search, query.status)
+      q = searchQuery(query.search)
       if (q === undefined) return { items: [], total: 0 }
     }
     const filters = filtersOf(query, q)
@@ -190,6 +190,10 @@ export class PostgresBeneficiaryList {
     if (page.sort === 'id' && filters.dates && filters.q === undefined) {
       span = Math.max(0, prediction.hi - prediction.lo + 1)
     }
+    // A search's words are the names' words: its matches cluster in the name orders, and a walk
+    // from the top may pass most of the table before the first (`ros` by last_name at a million
+    // rows: 1.2 s walking, 0.14 s sorting the 65,000 matches).
+    const byName = page.sort === 'last_name' || page.sort === 'first_name'
     return {
       limit: page.limit,
       sort: page.sort,
@@ -197,7 +201,10 @@ export class PostgresBeneficiaryList {
       status: page.status !== undefined,
       dates: filters.dates,
       search: filters.q !== undefined,
-      plan: choosePlan(page, filtered, span, prediction.total),
+      plan:
+        filters.q !== undefined && byName
+          ? 'filter'
+          : choosePlan(page, filtered, span, prediction.total),
       seek,
     }
   }

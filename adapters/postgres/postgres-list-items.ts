@@ -23,9 +23,20 @@ function column(name: string): RawBuilder<unknown> {
 
 /**
  * `b.column` as an expression no index has, so that the planner cannot use an index for a
- * condition or an order that is not meant to use one. Text keeps its code-point collation.
+ * condition that is not meant to use one, and can still estimate how many rows the condition
+ * keeps: text in a collation its index does not have (the column's own statistics apply), a
+ * number plus zero (the migration keeps statistics of `created_at + 0`).
  */
 function unindexed(name: string): RawBuilder<unknown> {
+  return NUMERIC.has(name) ? sql`(${column(name)} + 0)` : sql`(${column(name)} COLLATE "C")`
+}
+
+/**
+ * `b.column` for an ORDER BY that no index may serve. The name columns are already in the
+ * collation of their indexes, so text is concatenated with nothing instead (sorting needs no
+ * statistics).
+ */
+function unordered(name: string): RawBuilder<unknown> {
   return NUMERIC.has(name) ? sql`(${column(name)} + 0)` : sql`((${column(name)} || '') COLLATE "C")`
 }
 
@@ -96,7 +107,7 @@ export function itemsQuery(schema: string, shape: Shape): RawBuilder<unknown> {
 
   const direction = sql.raw(shape.descending ? 'DESC' : 'ASC')
   const order = ORDER_COLUMNS[sort].map(
-    (name) => sql`${filterPlan ? unindexed(name) : column(name)} ${direction}`,
+    (name) => sql`${filterPlan ? unordered(name) : column(name)} ${direction}`,
   )
   const where = conditions.length > 0 ? sql`WHERE ${sql.join(conditions, sql` AND `)}` : sql``
   return sql`SELECT ${SELECTED} FROM ${table(schema, 'beneficiaries')} b ${where}

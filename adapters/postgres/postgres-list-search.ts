@@ -1,21 +1,15 @@
 /**
- * The tsquery of search terms (D16): each term a quoted prefix of a word, all required, and the
- * status, when given, as the lexeme `~status` that the words column holds beside the names'
- * words. `undefined` when a term can be no indexed word's prefix (the search finds nothing).
+ * The tsquery of search terms (D16): each term a quoted prefix of a word, all required.
+ * `undefined` when a term can be no indexed word's prefix (the search finds nothing).
  *
  * The words are `searchTerms()` output (letters and digits of any script, lower case), stored
  * with `array_to_tsvector`, which keeps them as they are; the query is tsquery input, not text
  * a parser splits, and every term is quoted with its quotes and backslashes escaped, so no
  * input is read as tsquery syntax.
  */
-export function searchQuery(
-  terms: readonly string[],
-  status: string | undefined,
-): string | undefined {
+export function searchQuery(terms: readonly string[]): string | undefined {
   if (terms.length === 0 || !terms.every(isSearchable)) return undefined
-  const lexemes = [...new Set(terms)].map((term) => `${quote(term)}:*`)
-  if (status !== undefined) lexemes.push(quote(`~${status}`))
-  return lexemes.join(' & ')
+  return [...new Set(terms)].map((term) => `${quote(term)}:*`).join(' & ')
 }
 
 function quote(text: string): string {

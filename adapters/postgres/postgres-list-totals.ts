@@ -82,9 +82,10 @@ export class PostgresListTotals {
       select = sql`SELECT CASE WHEN v.version = ${slot('known_version')}::bigint
           THEN ${slot('known_total')}::bigint
           ELSE (SELECT count(*) FROM ${table(schema, 'beneficiaries')}
-            WHERE words @@ ${slot('q')}::tsquery ${dates})
+            WHERE words @@ ${slot('q')}::tsquery ${dates}
+              AND (status COLLATE "C") = ANY(${slot('statuses')}::text[]))
         END AS total, v.version
-        FROM (SELECT ${versionExpression(schema)} AS version) v`
+        FROM (SELECT ${versionExpression(schema)} AS version OFFSET 0) v`
     } else if (!filters.dates) {
       select = sql`SELECT (SELECT coalesce(sum(n), 0)::bigint FROM ${counts}
           WHERE kind = 's' AND status = ANY(${slot('statuses')}::text[])
@@ -94,7 +95,7 @@ export class PostgresListTotals {
         FROM ${table(schema, 'beneficiaries')}
         WHERE created_at >= ${slot(`${name}_from`)}::bigint
           AND created_at < ${slot(`${name}_before`)}::bigint
-          AND (status || '') = ANY(${slot('statuses')}::text[]))`
+          AND (status COLLATE "C") = ANY(${slot('statuses')}::text[]))`
       select = sql`SELECT (SELECT coalesce(sum(n), 0)::bigint FROM ${counts}
           WHERE kind = 'd' AND status = ANY(${slot('statuses')}::text[])
             AND key >= ${slot('day_from')}::bigint AND key < ${slot('day_before')}::bigint

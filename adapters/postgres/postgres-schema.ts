@@ -28,10 +28,7 @@ export interface BeneficiaryRow {
   sort_first: string
   /** `nameSortKey(last_name)`. */
   sort_last: string
-  /**
-   * Generated from the sort keys and the status: the search words of both names (D16) and
-   * the status as the lexeme `~status`, which no search term can spell.
-   */
+  /** Generated from the sort keys: the search words of both names (D16), as a tsvector. */
   words: ColumnType<string, never, never>
 }
 
