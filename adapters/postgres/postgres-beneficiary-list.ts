@@ -99,7 +99,7 @@ export class PostgresBeneficiaryList {
       () =>
         sql`SELECT t.total, t.version, p.* FROM (${totals}) t
         LEFT JOIN LATERAL (${itemsQuery(this.#schema, shape)}) p ON true`,
-      false,
+      shape.fromStart,
     )
     const rows = await statement.arrays(this.#pool, values)
     const first = rows[0]!
@@ -141,8 +141,10 @@ export class PostgresBeneficiaryList {
     filters: Filters,
   ): Promise<Page<BeneficiarySummary>> {
     const values = this.#totals.totalValues(filters)
-    const totals = this.#statement(`0${filters.q !== undefined}${filters.dates}`, () =>
-      this.#totals.totals(filters, true),
+    const totals = this.#statement(
+      `0${filters.q !== undefined}${filters.dates}`,
+      () => this.#totals.totals(filters, true),
+      true,
     )
     const row = (await totals.arrays(db, values))[0]!
     const prediction: Prediction = {
@@ -175,7 +177,7 @@ export class PostgresBeneficiaryList {
     const items = this.#statement(
       `2${JSON.stringify(shape)}`,
       () => itemsQuery(this.#schema, shape),
-      false,
+      shape.fromStart,
     )
     const rows = (await items.arrays(db, values)).map(plainItem)
     return { items: reversed ? rows.reverse() : rows, total }
@@ -206,10 +208,11 @@ export class PostgresBeneficiaryList {
           ? 'filter'
           : choosePlan(page, filtered, span, prediction.total),
       seek,
+      fromStart: page.offset === 0 && seek === 'none',
     }
   }
 
-  #statement(key: string, build: () => Statement, named = true): PostgresQuery {
+  #statement(key: string, build: () => Statement, named: boolean): PostgresQuery {
     let statement = this.#statements.get(key)
     if (statement === undefined) {
       statement = new PostgresQuery(build(), { named })

@@ -111,5 +111,6 @@ export function itemsQuery(schema: string, shape: Shape): RawBuilder<unknown> {
   )
   const where = conditions.length > 0 ? sql`WHERE ${sql.join(conditions, sql` AND `)}` : sql``
   return sql`SELECT ${SELECTED} FROM ${table(schema, 'beneficiaries')} b ${where}
-    ORDER BY ${sql.join(order)} LIMIT ${sql.lit(shape.limit)} OFFSET ${slot('offset')}::bigint`
+    ORDER BY ${sql.join(order)} LIMIT ${sql.lit(shape.limit)}
+    ${shape.fromStart ? sql`` : sql`OFFSET ${slot('offset')}::bigint`}`
 }

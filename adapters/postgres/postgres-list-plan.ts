@@ -43,6 +43,13 @@ export interface Shape {
   readonly search: boolean
   readonly plan: Plan
   readonly seek: Seek
+  /**
+   * A page from the first match, without a seek: written without OFFSET and prepared once, as a
+   * named statement (PostgreSQL then plans it once for every value of its parameters). Any
+   * other page binds its offset and is planned with it, unnamed: an OFFSET PostgreSQL does not
+   * know could make it plan a deep page as if it were the first.
+   */
+  readonly fromStart: boolean
 }
 
 /** The page a query reads, and whether its rows then come back in reverse. */

@@ -10,6 +10,8 @@ import type {
 export interface RecordedStatement {
   readonly text: string
   readonly values: readonly unknown[]
+  /** Sent as a named statement: PostgreSQL may plan it once for every value (a generic plan). */
+  readonly named: boolean
 }
 
 /**
@@ -57,7 +59,11 @@ export class RecordingPool implements PostgresPool {
 
   #record(config: PostgresQueryConfig): void {
     if (/^\s*(SELECT|WITH)\b/i.test(config.text)) {
-      this.statements.push({ text: config.text, values: config.values ?? [] })
+      this.statements.push({
+        text: config.text,
+        values: config.values ?? [],
+        named: config.name !== undefined,
+      })
     }
   }
 }
@@ -81,11 +87,41 @@ export interface Explained {
   readonly text: string
 }
 
-/** EXPLAINs `statement` with its values (a custom plan, as for an unnamed statement). */
-export async function explain(pool: pg.Pool, statement: RecordedStatement): Promise<Explained> {
+/**
+ * EXPLAINs `statement` with its values: planned for them (a custom plan, as for an unnamed
+ * statement), or with `generic`, once for any values, as PostgreSQL may plan a named statement
+ * after its first five runs.
+ */
+export async function explain(
+  pool: pg.Pool,
+  statement: RecordedStatement,
+  generic = false,
+): Promise<Explained> {
   const values = [...statement.values]
-  const json = await pool.query({ text: `EXPLAIN (FORMAT JSON) ${statement.text}`, values })
-  const text = await pool.query({ text: `EXPLAIN ${statement.text}`, values })
+  let json: pg.QueryResult
+  let text: pg.QueryResult
+  if (!generic) {
+    json = await pool.query({ text: `EXPLAIN (FORMAT JSON) ${statement.text}`, values })
+    text = await pool.query({ text: `EXPLAIN ${statement.text}`, values })
+  } else {
+    const client = await pool.connect()
+    try {
+      await client.query(`PREPARE explained AS ${statement.text}`)
+      await client.query('SET plan_cache_mode = force_generic_plan')
+      // EXECUTE takes no parameters of the protocol: its arguments are written out.
+      const literal = (value: unknown): string =>
+        value === null || value === undefined
+          ? 'NULL'
+          : client.escapeLiteral(Array.isArray(value) ? `{${value.join(',')}}` : String(value))
+      const execute = `EXECUTE explained${values.length === 0 ? '' : `(${values.map(literal).join(', ')})`}`
+      json = await client.query(`EXPLAIN (FORMAT JSON) ${execute}`)
+      text = await client.query(`EXPLAIN ${execute}`)
+    } finally {
+      await client.query('DEALLOCATE explained').catch(() => undefined)
+      await client.query('RESET plan_cache_mode').catch(() => undefined)
+      client.release()
+    }
+  }
   const nodes: string[] = []
   const seqScans: string[] = []
   const walk = (node: PlanNode): void => {
