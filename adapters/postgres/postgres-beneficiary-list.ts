@@ -95,7 +95,7 @@ export class PostgresBeneficiaryList {
     values.offset = read.page.offset
     const totals = this.#totals.totals(filters, false)
     const statement = this.#statement(
-      `1${JSON.stringify(shape)}`,
+      `1${filters.aligned}${JSON.stringify(shape)}`,
       () =>
         sql`SELECT t.total, t.version, p.* FROM (${totals}) t
         LEFT JOIN LATERAL (${itemsQuery(this.#schema, shape)}) p ON true`,
@@ -142,7 +142,7 @@ export class PostgresBeneficiaryList {
   ): Promise<Page<BeneficiarySummary>> {
     const values = this.#totals.totalValues(filters)
     const totals = this.#statement(
-      `0${filters.q !== undefined}${filters.dates}`,
+      `0${filters.q !== undefined}${filters.dates}${filters.aligned}`,
       () => this.#totals.totals(filters, true),
       true,
     )

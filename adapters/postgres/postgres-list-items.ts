@@ -45,19 +45,16 @@ export const SELECTED = sql.join(SUMMARY_COLUMNS.map((name) => column(name)))
 
 /**
  * The lowest (`min`) or highest (`max`) id of the records with the statuses `statuses` created
- * on the days [`bounds_from`, `bounds_before`), from the day counters; 0 when there is none. A
- * day whose records are all gone is left out, so its stale bounds do not widen the range.
+ * on the days [`bounds_from`, `bounds_before`), from the day counters; 0 when there is none.
+ * Deletes never narrow the bounds of a day: they stay bounds, if loose ones.
  */
 export function idBound(schema: string, bound: 'min' | 'max'): RawBuilder<number> {
   const field = sql.raw(bound === 'min' ? 'min_id' : 'max_id')
-  return sql<number>`(SELECT coalesce(${sql.raw(bound)}(d.id), 0) FROM (
-      SELECT ${sql.raw(bound)}(${field}) AS id, sum(n) AS n
-      FROM ${table(schema, 'beneficiary_counts')}
-      WHERE kind = 'd' AND status = ANY(${slot('statuses')}::text[])
-        AND key >= ${slot('bounds_from')}::bigint AND key < ${slot('bounds_before')}::bigint
-        AND prefix = ''
-      GROUP BY key) d
-    WHERE d.n > 0)`
+  return sql<number>`(SELECT coalesce(${sql.raw(bound)}(${field}), 0)
+    FROM ${table(schema, 'beneficiary_counts')}
+    WHERE kind = 'd' AND status = ANY(${slot('statuses')}::text[])
+      AND key >= ${slot('bounds_from')}::bigint AND key < ${slot('bounds_before')}::bigint
+      AND prefix = '')`
 }
 
 /**

@@ -4,7 +4,7 @@ import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { DAY_MS } from '../../core/time.js'
 import { table, versionExpression } from './postgres-counters.js'
 import { idBound } from './postgres-list-items.js'
-import { NO_LOWER, NO_UPPER } from './postgres-list-plan.js'
+import { isDayBound, NO_LOWER, NO_UPPER } from './postgres-list-plan.js'
 import { slot } from './postgres-query.js'
 
 /** Predictions kept at most; past it they are forgotten (a miss costs one transaction). */
@@ -16,6 +16,11 @@ export interface Filters {
   readonly from: number
   readonly before: number
   readonly dates: boolean
+  /**
+   * Whether both bounds are absent or UTC midnights, as the core's always are (D17): the day
+   * counters then give the whole total, with no rows to count at either end.
+   */
+  readonly aligned: boolean
   /** The tsquery of a search (see `postgres-list-search.ts`), or `undefined` without one. */
   readonly q: string | undefined
   /** Names the filters: the key of their prediction. */
@@ -31,6 +36,7 @@ export function filtersOf(query: ListQuery, q: string | undefined): Filters {
     from,
     before,
     dates: query.createdFrom !== undefined || query.createdBefore !== undefined,
+    aligned: isDayBound(from) && isDayBound(before),
     q,
     key: `${q ?? ''}\u0000${query.status ?? ''}\u0000${from}\u0000${before}`,
   }
@@ -71,7 +77,10 @@ export class PostgresListTotals {
    * A one-row query with the columns `total`, `version` and, with `planning`, `unfiltered`,
    * `lo` and `hi` (see {@link Prediction}). Slots: those of {@link totalValues}.
    */
-  totals(filters: Pick<Filters, 'dates' | 'q'>, planning: boolean): RawBuilder<unknown> {
+  totals(
+    filters: Pick<Filters, 'dates' | 'aligned' | 'q'>,
+    planning: boolean,
+  ): RawBuilder<unknown> {
     const schema = this.#schema
     const counts = table(schema, 'beneficiary_counts')
     let select: RawBuilder<unknown>
@@ -91,7 +100,12 @@ export class PostgresListTotals {
           WHERE kind = 's' AND status = ANY(${slot('statuses')}::text[])
             AND key = 0 AND prefix = '') AS total, -1::bigint AS version`
     } else {
-      const edge = (name: string) => sql`(SELECT count(*)
+      // Left out when the bounds are midnights: a statement planned once for every value must
+      // not carry counts that would cost it thousands of rows for unknown bounds.
+      const edge = (name: string) =>
+        filters.aligned
+          ? sql`0`
+          : sql`(SELECT count(*)
         FROM ${table(schema, 'beneficiaries')}
         WHERE created_at >= ${slot(`${name}_from`)}::bigint
           AND created_at < ${slot(`${name}_before`)}::bigint

@@ -184,6 +184,7 @@ await time('update (a new phone)', async (i) => {
 
 console.log('\nplans (with the values of the second run of each list):')
 let seqScans = 0
+let genericSeqScans = 0
 for (const [label, query] of LISTS) {
   await storage.beneficiaries.list(query)
   recording.clear()
@@ -193,9 +194,18 @@ for (const [label, query] of LISTS) {
     const plan = await explain(admin, statement)
     seqScans += plan.seqScans.filter((name) => name === 'beneficiaries').length
     console.log(plan.text)
+    if (statement.named) {
+      const generic = await explain(admin, statement, true)
+      genericSeqScans += generic.seqScans.filter((name) => name === 'beneficiaries').length
+      console.log(
+        `(named; its generic plan: ${generic.nodes.filter((node) => / on /.test(node)).join('; ')})`,
+      )
+    }
   }
 }
-console.log(`\nsequential scans of beneficiaries in list plans: ${seqScans}`)
+console.log(
+  `\nsequential scans of beneficiaries in list plans: ${seqScans} (generic plans: ${genericSeqScans})`,
+)
 
 await storage.close()
 if (args.drop) await admin.query(`DROP SCHEMA "${schema}" CASCADE`)
