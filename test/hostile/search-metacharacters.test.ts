@@ -2,9 +2,17 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { MemoryStorage } from '../../adapters/memory/index.js'
-import { createBeneficiaryService, FakeClock, type BeneficiaryService } from '../../core/index.js'
+import { openPostgresStorage, type PostgresStorage } from '../../adapters/postgres/index.js'
+import {
+  createBeneficiaryService,
+  FakeClock,
+  type BeneficiaryService,
+  type ProvisionedClient,
+} from '../../core/index.js'
 import { createHandler, type ApiHandler } from '../../server/handler.js'
+import { nodeSha256 } from '../../server/node-sha256.js'
 import { send, type Answer } from '../server/server-fixtures.js'
+import { postgresSkipReason, useTestSchema, type TestSchema } from '../support/postgres.js'
 import { characters } from './beneficiary-arbitraries.js'
 import {
   accessToken,
@@ -316,12 +324,28 @@ function namesOfDataSet(): [string, string][] {
   return names.filter(([first, last]) => first.trim() !== '' && last.trim() !== '')
 }
 
+/** A service on one more storage, answering beside the memory reference. */
+interface OtherWorld {
+  readonly service: BeneficiaryService
+  readonly handler: ApiHandler
+  readonly clock: FakeClock
+  readonly writer: ProvisionedClient
+  token: string
+}
+
+// PostgreSQL answers too when it runs (and must, under CI); elsewhere its comparison is skipped.
+const postgresSkip = await postgresSkipReason()
+
 describe('search with SQL, FTS5 and LIKE metacharacters (D16–D18)', () => {
   let sqlite: SqliteWorld
   let memory: { service: BeneficiaryService; handler: ApiHandler; clock: FakeClock }
   let sqliteToken: string
   let memoryToken: string
   const rows: Row[] = []
+  const database: TestSchema | undefined =
+    postgresSkip === undefined ? useTestSchema('search') : undefined
+  let postgresStorage: PostgresStorage | undefined
+  let postgres: OtherWorld | undefined
 
   before(async () => {
     sqlite = await openSqliteWorld('search')
@@ -333,25 +357,56 @@ describe('search with SQL, FTS5 and LIKE metacharacters (D16–D18)', () => {
     })
     memory = { service, handler: createHandler(service), clock }
     const memoryClient = await service.clients.create({ name: 'writer', scopes: ['read', 'write'] })
+    if (database !== undefined) {
+      postgresStorage = await openPostgresStorage({
+        pool: database.pool(),
+        schema: database.schema,
+      })
+      const pgClock = new FakeClock(T0)
+      const pgService = await createBeneficiaryService({
+        storage: postgresStorage,
+        clock: pgClock,
+        limits: NO_LIMITS,
+        sha256: nodeSha256,
+      })
+      const writer = await pgService.clients.create({ name: 'writer', scopes: ['read', 'write'] })
+      postgres = {
+        service: pgService,
+        handler: createHandler(pgService),
+        clock: pgClock,
+        writer,
+        token: '',
+      }
+    }
     const names = namesOfDataSet()
     for (const [index, [first, last]] of names.entries()) {
       const body = { first_name: first, last_name: last, email: `person${index}@example.org` }
-      // Both stores see the same records at the same times: ids, times and orders must agree.
+      // Every store sees the same records at the same times: ids, times and orders must agree.
       // The records span several days, longer than a token lives: a fresh one for each.
       sqlite.clock.advance(47 * 60_000)
       memory.clock.advance(47 * 60_000)
+      postgres?.clock.advance(47 * 60_000)
       sqliteToken = (await accessToken(sqlite.service, sqlite.writer)).access
       memoryToken = (await accessToken(service, memoryClient)).access
       const a = await sqlite.service.create({ token: sqliteToken }, body)
       const b = await memory.service.create({ token: memoryToken }, body)
       assert.deepEqual(a.value, b.value)
+      if (postgres !== undefined) {
+        postgres.token = (await accessToken(postgres.service, postgres.writer)).access
+        const c = await postgres.service.create({ token: postgres.token }, body)
+        assert.deepEqual(c.value, b.value)
+      }
       let status = 'pending'
       if (index % 3 !== 0) {
         status = index % 3 === 1 ? 'active' : 'inactive'
         sqlite.clock.advance(60_000)
         memory.clock.advance(60_000)
+        postgres?.clock.advance(60_000)
         await sqlite.service.setStatus({ token: sqliteToken }, a.value.id, { status })
         await memory.service.setStatus({ token: memoryToken }, b.value.id, { status })
+        if (postgres !== undefined) {
+          await postgres.service.setStatus({ token: postgres.token }, b.value.id, { status })
+        }
       }
       rows.push({
         id: a.value.id,
@@ -365,6 +420,7 @@ describe('search with SQL, FTS5 and LIKE metacharacters (D16–D18)', () => {
 
   after(async () => {
     await sqlite?.close()
+    await postgresStorage?.close()
   })
 
   async function both(call: ListCall): Promise<{ sqlite: Answer; memory: Answer }> {
@@ -379,6 +435,32 @@ describe('search with SQL, FTS5 and LIKE metacharacters (D16–D18)', () => {
         query,
       }),
     }
+  }
+
+  /** PostgreSQL's answer to the call, or `undefined` when it does not run here. */
+  async function postgresAnswer(call: ListCall): Promise<Answer | undefined> {
+    if (postgres === undefined) return undefined
+    return send(postgres.handler, 'GET', '/v3/beneficiaries', {
+      token: postgres.token,
+      query: queryOf(call),
+    })
+  }
+
+  /** A digest of every row of the PostgreSQL schema, to show that no search wrote anything. */
+  async function postgresDigest(): Promise<string | undefined> {
+    if (database === undefined) return undefined
+    const tables = await database
+      .pool()
+      .query('SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY 1', [database.schema])
+    const parts: string[] = []
+    for (const { tablename } of tables.rows as { tablename: string }[]) {
+      const digest = await database.pool().query(
+        `SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS digest
+         FROM "${database.schema}"."${tablename}" t`,
+      )
+      parts.push(`${tablename}:${(digest.rows[0] as { digest: string }).digest}`)
+    }
+    return parts.join(',')
   }
 
   it('D16: the data set is what the oracle thinks it is (every row found by its own last name)', async () => {
@@ -397,12 +479,46 @@ describe('search with SQL, FTS5 and LIKE metacharacters (D16–D18)', () => {
     }
   })
 
-  it('D16–D18: any search never errors, SQLite answers exactly as the memory reference, and every match really matches', async () => {
+  it(
+    'D16: PostgreSQL finds every row by its own last name, as the memory reference does',
+    { skip: postgresSkip ?? false },
+    async () => {
+      for (const row of rows.slice(0, 10)) {
+        const call = {
+          search: row.last,
+          status: undefined,
+          sort: undefined,
+          page: 1,
+          perPage: 100,
+          from: undefined,
+          to: undefined,
+        }
+        const answer = (await postgresAnswer(call))!
+        const ids = (answer.json!['data'] as { id: number }[]).map((item) => item.id)
+        assert.equal(ids.includes(row.id), words(row.last).length > 0, row.last)
+      }
+    },
+  )
+
+  it('D16–D18: any search never errors, SQLite and PostgreSQL answer exactly as the memory reference, and every match really matches', async () => {
     const digest = storageDigest(sqlite.storage.database)
+    const pgDigest = await postgresDigest()
     let found = 0
     await fc.assert(
       fc.asyncProperty(listCall, async (call) => {
         const answers = await both(call)
+        const pg = await postgresAnswer(call)
+        if (pg !== undefined) {
+          // The same status, headers' request id aside the same body, as the reference.
+          const context = `PostgreSQL: ${JSON.stringify(call)} -> ${pg.body?.slice(0, 300)}`
+          assert.equal(pg.status, answers.memory.status, context)
+          const body = pg.status === 200 ? pg.json : { ...pg.json, request_id: '' }
+          const reference =
+            answers.memory.status === 200
+              ? answers.memory.json
+              : { ...answers.memory.json, request_id: '' }
+          assert.deepEqual(body, reference, context)
+        }
         const expected = expectation(call, rows)
         const context = `${JSON.stringify(call)} -> ${answers.sqlite.body?.slice(0, 300)}`
         for (const answer of [answers.sqlite, answers.memory]) {
@@ -507,5 +623,6 @@ describe('search with SQL, FTS5 and LIKE metacharacters (D16–D18)', () => {
     assert.ok(found > 0, 'no search matched anything: the property proved nothing')
     // No search string wrote anything (nor dropped a table).
     assert.equal(storageDigest(sqlite.storage.database), digest)
+    assert.equal(await postgresDigest(), pgDigest)
   })
 })
