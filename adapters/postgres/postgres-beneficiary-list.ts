@@ -39,8 +39,9 @@ const plainItem = summaryReader(0)
  * a read-only REPEATABLE READ transaction that counts first, then finds where a deep page
  * starts from the counters (`PostgresListSeek`), then reads the page.
  *
- * Page statements are sent unnamed, so PostgreSQL plans each with its values (the offset, the
- * status); the SQL of each shape leaves it one index path anyway (see `Plan`).
+ * A page from the first match is a named statement, prepared once per connection; any other
+ * page is sent unnamed, so that PostgreSQL plans it with its offset (see `Shape.fromStart`).
+ * The SQL of each shape leaves the planner one index path anyway (see `Plan`).
  */
 export class PostgresBeneficiaryList {
   readonly #pool: PostgresPool

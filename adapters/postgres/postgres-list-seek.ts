@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { BENEFICIARY_STATUSES } from '../../core/beneficiary.js'
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { DAY_MS } from '../../core/time.js'
 import { BLOCK_SIZE, table, type CounterKind } from './postgres-counters.js'
@@ -158,7 +159,7 @@ export class PostgresListSeek {
 }
 
 function statusesOf(page: ListQuery): readonly string[] {
-  return page.status === undefined ? ['active', 'inactive', 'pending'] : [page.status]
+  return page.status === undefined ? BENEFICIARY_STATUSES : [page.status]
 }
 
 function toBucket(row: readonly unknown[]): Bucket {
