@@ -44,7 +44,8 @@ export interface PostgresStorageOptions {
   readonly connectionTimeoutMs?: number
   /**
    * The server-side `statement_timeout` of the storage's own connections, in milliseconds.
-   * Default 10000. A statement cancelled by it fails with `StorageUnavailableError`.
+   * Default 10000; 0 for none. A statement cancelled by it fails with
+   * `StorageUnavailableError`, and so does one the server has not answered two seconds later.
    */
   readonly statementTimeoutMs?: number
 }

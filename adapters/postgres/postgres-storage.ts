@@ -157,6 +157,10 @@ export async function openPostgresStorage(
       max,
       connectionTimeoutMillis: connectionTimeoutMs,
       statement_timeout: statementTimeoutMs,
+      // A server that stops answering without closing the connection (stopped, partitioned
+      // away) fails the request a little after the server would have cancelled it itself; the
+      // pool then drops the connection.
+      ...(statementTimeoutMs > 0 && { query_timeout: statementTimeoutMs + 2000 }),
       // An abandoned transaction never holds locks for long.
       idle_in_transaction_session_timeout: 60_000,
       keepAlive: true,

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { after, describe, it } from 'node:test'
 import type pg from 'pg'
 import { openPostgresStorage, PostgresStorage } from '../../adapters/postgres/index.js'
@@ -209,6 +210,28 @@ describe('PostgreSQL storage', { skip }, () => {
         openPostgresStorage({ connectionString: 'postgres://postgres@127.0.0.1:1/test', schema }),
         (error) => error instanceof StorageUnavailableError && error.reason === 'cannot_open',
       )
+    })
+
+    it('answers StorageUnavailableError, and never hangs, when the server accepts but never answers', async () => {
+      const sockets = new Set<Socket>()
+      const silent = createServer((socket) => void sockets.add(socket))
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+      const { port } = silent.address() as AddressInfo
+      try {
+        const started = performance.now()
+        await assert.rejects(
+          openPostgresStorage({
+            connectionString: `postgres://postgres@127.0.0.1:${port}/test`,
+            schema,
+            connectionTimeoutMs: 300,
+          }),
+          StorageUnavailableError,
+        )
+        assert.ok(performance.now() - started < 3000)
+      } finally {
+        for (const socket of sockets) socket.destroy()
+        await new Promise((resolve) => silent.close(resolve))
+      }
     })
 
     it('refuses a schema that is not migrated when told not to migrate', async () => {
