@@ -49,6 +49,7 @@ export class PostgresBeneficiaryList {
   readonly #totals: PostgresListTotals
   readonly #seek: PostgresListSeek
   readonly #statements = new Map<string, PostgresQuery>()
+  readonly #counting = new Map<string, Promise<void>>()
 
   constructor(pool: PostgresPool, schema: string) {
     this.#pool = pool
@@ -69,7 +70,44 @@ export class PostgresBeneficiaryList {
       if (q === undefined) return { items: [], total: 0 }
     }
     const filters = filtersOf(query, q)
-    const predicted = this.#totals.predicted(filters)
+    // A list whose total must be counted (the first with these filters, or a search after a
+    // write) goes first, and the lists with the same filters that arrive meanwhile wait for it:
+    // fifty concurrent searches counting the same 65,000 matches took seconds.
+    for (let waited = 0; ; waited++) {
+      const predicted = this.#totals.predicted(filters)
+      const current =
+        predicted !== undefined &&
+        (filters.q === undefined || predicted.generation === this.#totals.generation)
+      if (current) return this.#read(query, filters, predicted)
+      const counting = this.#counting.get(filters.key)
+      if (counting === undefined || waited >= 2) {
+        const work = this.#read(query, filters, predicted)
+        if (counting === undefined) {
+          const settled = work.then(
+            () => undefined,
+            () => undefined,
+          )
+          this.#counting.set(filters.key, settled)
+          void settled.finally(() => {
+            if (this.#counting.get(filters.key) === settled) this.#counting.delete(filters.key)
+          })
+        }
+        return work
+      }
+      await counting
+    }
+  }
+
+  /** Notes a write that may change a search's total: see {@link PostgresListTotals.generation}. */
+  noteWrite(): void {
+    this.#totals.noteWrite()
+  }
+
+  async #read(
+    query: ListQuery,
+    filters: Filters,
+    predicted: Prediction | undefined,
+  ): Promise<Page<BeneficiarySummary>> {
     if (predicted !== undefined) {
       const page = await this.#inOneStatement(query, filters, predicted)
       if (page !== undefined) return page
@@ -86,6 +124,7 @@ export class PostgresBeneficiaryList {
     filters: Filters,
     predicted: Prediction,
   ): Promise<Page<BeneficiarySummary> | undefined> {
+    const generation = this.#totals.generation
     const values = this.#totals.totalValues(filters)
     const past = predicted.total === 0 || query.offset >= predicted.total
     const read: PageRead = past
@@ -105,7 +144,12 @@ export class PostgresBeneficiaryList {
     const rows = await statement.arrays(this.#pool, values)
     const first = rows[0]!
     const total = first[0] as number
-    this.#totals.remember(filters, { ...predicted, total, version: first[1] as number })
+    this.#totals.remember(filters, {
+      ...predicted,
+      total,
+      version: first[1] as number,
+      generation,
+    })
     if (read.reversed && total !== predicted.total) return undefined
     if (total === 0 || query.offset >= total) return { items: [], total }
     const items = first[2] === null ? [] : rows.map(pageItem)
@@ -123,7 +167,7 @@ export class PostgresBeneficiaryList {
     let failure: unknown
     try {
       await run(client, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
-      const page = await this.#read(client, query, filters)
+      const page = await this.#readLongWay(client, query, filters)
       await run(client, 'COMMIT')
       return page
     } catch (error) {
@@ -136,11 +180,12 @@ export class PostgresBeneficiaryList {
     }
   }
 
-  async #read(
+  async #readLongWay(
     db: Queryable,
     query: ListQuery,
     filters: Filters,
   ): Promise<Page<BeneficiarySummary>> {
+    const generation = this.#totals.generation
     const values = this.#totals.totalValues(filters)
     const totals = this.#statement(
       `0${filters.q !== undefined}${filters.dates}${filters.aligned}`,
@@ -154,6 +199,7 @@ export class PostgresBeneficiaryList {
       unfiltered: row[2] as number,
       lo: row[3] as number,
       hi: row[4] as number,
+      generation,
     }
     this.#totals.remember(filters, prediction)
     const total = prediction.total

@@ -105,12 +105,14 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
     try {
       if (idempotency === undefined) {
         const rows = await this.#writes.create.arrays(this.#pool, values)
+        this.#list.noteWrite()
         return { kind: 'created', record: toRecordFrom(record, rows[0]![0] as number) }
       }
       const claimed = { ...values, ...claimValues(idempotency) }
       for (let attempt = 1; ; attempt++) {
         const rows = await this.#writes.createClaimed.arrays(this.#pool, claimed)
         if (rows.length > 0) {
+          this.#list.noteWrite()
           if (this.#claims.purgeDue()) this.#purge(idempotency.now)
           return { kind: 'created', record: toRecordFrom(record, rows[0]![0] as number) }
         }
@@ -141,6 +143,8 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
   ): Promise<WriteOutcome> {
     this.#assertOpen()
     const renamed = previous.first_name !== next.first_name || previous.last_name !== next.last_name
+    // Only a new name or status can change what a search finds.
+    const searched = renamed || previous.status !== next.status
     const after = sortKeys(next)
     const before = renamed ? sortKeys(previous) : after
     const values = PostgresBeneficiaryWrites.updateValues(
@@ -152,14 +156,16 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
         created_at: previous.created_at,
         updated_at: previous.updated_at,
       },
-      renamed || previous.status !== next.status,
+      searched,
     )
     try {
       const rows = await this.#writes.update.arrays(this.#pool, {
         ...values,
         ...entryValues(entry),
       })
-      return rows.length > 0 ? 'done' : await this.#missingOrConflict(next.id)
+      if (rows.length === 0) return this.#missingOrConflict(next.id)
+      if (searched) this.#list.noteWrite()
+      return 'done'
     } catch (error) {
       throw translateWriteFailure(error)
     }
@@ -178,7 +184,9 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
     const values = { id, expected_version: expectedVersion ?? null, ...entryValues(entry) }
     try {
       const rows = await this.#writes.remove.arrays(this.#pool, values)
-      return rows.length > 0 ? 'done' : await this.#missingOrConflict(id)
+      if (rows.length === 0) return this.#missingOrConflict(id)
+      this.#list.noteWrite()
+      return 'done'
     } catch (error) {
       throw translateWriteFailure(error)
     }

@@ -75,7 +75,9 @@ export function choosePlan(page: ListQuery, filtered: boolean, span: number, tot
  */
 export function fromNearerEnd(query: ListQuery, total: number): PageRead {
   const mirrored = total - query.offset - query.limit
-  if (mirrored >= query.offset) return { page: query, reversed: false }
+  // A first page is read forward whatever the total: it skips nothing, and a stale prediction
+  // of the total cannot make it wrong.
+  if (mirrored >= query.offset || query.offset === 0) return { page: query, reversed: false }
   const page: ListQuery = {
     ...query,
     offset: Math.max(0, mirrored),

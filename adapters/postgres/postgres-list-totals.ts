@@ -56,6 +56,8 @@ export interface Prediction {
   /** The id bounds of the days of a date filter (0 without dates). */
   readonly lo: number
   readonly hi: number
+  /** {@link PostgresListTotals.generation} when the statement that counted `total` began. */
+  readonly generation: number
 }
 
 /**
@@ -68,6 +70,7 @@ export interface Prediction {
 export class PostgresListTotals {
   readonly #schema: string
   readonly #predictions = new Map<string, Prediction>()
+  #generation = 0
 
   constructor(schema: string) {
     this.#schema = schema
@@ -167,6 +170,19 @@ export class PostgresListTotals {
     values.tail_from = tail.from
     values.tail_before = tail.before
     return values
+  }
+
+  /**
+   * How many writes through this storage could have changed a search's total: a search
+   * predicted before the latest of them will count its matches again.
+   */
+  get generation(): number {
+    return this.#generation
+  }
+
+  /** Called after each such write. */
+  noteWrite(): void {
+    this.#generation++
   }
 
   /** What the last list with these filters found, if it is remembered. */

@@ -18,6 +18,7 @@ import {
   newBeneficiary,
   nextVersion,
 } from '../contracts/storage-fixtures.js'
+import { RecordingPool } from './postgres/query-plans.js'
 import {
   TEST_DATABASE_URL,
   postgresSkipReason,
@@ -153,6 +154,42 @@ describe('PostgreSQL storage', { skip }, () => {
         assert.equal((await reader.beneficiaries.list(listQuery({ search: ['verdi'] }))).total, 1)
       } finally {
         await Promise.all([reader.close(), writer.close()])
+      }
+    })
+
+    it('counts a search once for concurrent lists with the same filters, then again after a write', async () => {
+      const pool = database.pool()
+      await pool.query(TABLES.map((table) => `DELETE FROM "${schema}".${table};`).join('\n'))
+      const recording = new RecordingPool(pool)
+      const storage = await openPostgresStorage({ pool: recording, schema, migrate: false })
+      try {
+        await insertBeneficiary(storage)
+        const query = listQuery({ search: ['ros'] })
+        const counted = () =>
+          recording.statements.filter((statement) => /AS unfiltered/.test(statement.text)).length
+        const pages = await Promise.all(
+          Array.from({ length: 20 }, () => storage.beneficiaries.list(query)),
+        )
+        assert.ok(pages.every((page) => page.total === 1))
+        assert.equal(counted(), 1)
+        await insertBeneficiary(storage)
+        recording.clear()
+        const again = await Promise.all(
+          Array.from({ length: 20 }, () => storage.beneficiaries.list(query)),
+        )
+        assert.ok(again.every((page) => page.total === 2))
+        // One list passes the old version and recounts; the others wait for it, and pass the new.
+        const passed = new Map<string, number>()
+        for (const { values } of recording.statements) {
+          const key = JSON.stringify(values)
+          passed.set(key, (passed.get(key) ?? 0) + 1)
+        }
+        assert.deepEqual(
+          [...passed.values()].sort((a, b) => a - b),
+          [1, 19],
+        )
+      } finally {
+        await storage.close()
       }
     })
 

@@ -182,6 +182,32 @@ await time('update (a new phone)', async (i) => {
   await storage.beneficiaries.update(record, next, historyEntry('updated', NOW))
 })
 
+/** `concurrency` loops calling `call` for `seconds`: calls per second and their p99. */
+async function load(label: string, call: (i: number) => Promise<unknown>): Promise<void> {
+  const times: number[] = []
+  const end = performance.now() + 3000
+  let next = 0
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      while (performance.now() < end) {
+        const started = performance.now()
+        await call(next++)
+        times.push(performance.now() - started)
+      }
+    }),
+  )
+  times.sort((a, b) => a - b)
+  const p99 = times[Math.floor(0.99 * times.length)]!
+  console.log(`${label.padEnd(40)} ${Math.round(times.length / 3)}/s, p99 ${p99.toFixed(1)} ms`)
+}
+
+console.log('\n50 at a time on a pool of 10 (storage calls, no HTTP), 3 s each:')
+await load('get', (i) => storage.beneficiaries.get(random(i)))
+for (const [label, query] of LISTS.slice(0, 4)) {
+  await load(`list: ${label}`, () => storage.beneficiaries.list(query))
+}
+await load('isTokenActive', (i) => storage.sessions.isTokenActive('million-session', `jti-${i}`))
+
 console.log('\nplans (with the values of the second run of each list):')
 let seqScans = 0
 let genericSeqScans = 0
