@@ -188,7 +188,7 @@ export class PostgresBeneficiaryList {
     const generation = this.#totals.generation
     const values = this.#totals.totalValues(filters)
     const totals = this.#statement(
-      `0${filters.q !== undefined}${filters.dates}${filters.aligned}`,
+      `0${filters.q !== undefined}${filters.status !== undefined}${filters.dates}${filters.aligned}`,
       () => this.#totals.totals(filters, true),
       true,
     )

@@ -1,4 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
+import { BENEFICIARY_STATUSES } from '../../core/beneficiary.js'
+import { slot } from './postgres-query.js'
 
 // The counters answer the totals of the status and date filters and say where a deep page
 // starts, so that a list never counts or skips a million rows. One table, `beneficiary_counts`,
@@ -66,6 +68,17 @@ export function recordCounts(schema: string, source: string, sign: 1 | -1): RawB
     UNION ALL
     SELECT 'v', '', 0, '', (1 + r.id % ${sql.lit(SHARDS)})::smallint, 1, r.id, r.id FROM ${from} r
     ORDER BY 1, 2, 3, 4, 5`
+}
+
+/**
+ * `column = $status` for a list of one status, or `column IN (…every status…)` for all: written
+ * out, so that PostgreSQL knows how many values to look up even in a plan made for any value
+ * (it assumes ten for an array parameter, which made it plan every list again at every run).
+ */
+export function statusIs(column: RawBuilder<unknown>, one: boolean): RawBuilder<unknown> {
+  return one
+    ? sql`${column} = ${slot('status')}::text`
+    : sql`${column} IN (${sql.join(BENEFICIARY_STATUSES.map((status) => sql.lit(status)))})`
 }
 
 /** The version of the data a search total depends on, as an expression: see `v` above. */

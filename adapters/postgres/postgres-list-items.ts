@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { SortField } from '../../core/beneficiary.js'
 import { SUMMARY_COLUMNS } from './postgres-beneficiary-columns.js'
-import { table } from './postgres-counters.js'
+import { statusIs, table } from './postgres-counters.js'
 import type { Shape } from './postgres-list-plan.js'
 import { slot } from './postgres-query.js'
 
@@ -22,13 +22,21 @@ function column(name: string): RawBuilder<unknown> {
 }
 
 /**
- * `b.column` as an expression no index has, so that the planner cannot use an index for a
- * condition that is not meant to use one, and can still estimate how many rows the condition
- * keeps: text in a collation its index does not have (the column's own statistics apply), a
- * number plus zero (the migration keeps statistics of `created_at + 0`).
+ * The status in a collation its index does not have: the planner cannot use the index for a
+ * condition that is not meant to use it, and still estimates how many rows the condition keeps
+ * from the column's statistics.
  */
-function unindexed(name: string): RawBuilder<unknown> {
-  return NUMERIC.has(name) ? sql`(${column(name)} + 0)` : sql`(${column(name)} COLLATE "C")`
+const UNINDEXED_STATUS = sql`(${column('status')} COLLATE "C")`
+
+/**
+ * `created_at <op> value` as a condition no index can serve. The planner takes such an opaque
+ * condition to keep half the rows, for any value: it never sees a walk along another index as
+ * too costly (`choosePlan` already knows better), and it costs a statement planned once for
+ * every value (a named one) the same as one planned for its values, so PostgreSQL keeps the
+ * plan it made once instead of planning again at every run.
+ */
+function unindexedCreated(op: '>=' | '<', name: string): RawBuilder<unknown> {
+  return sql`coalesce((${column('created_at')} + 0) ${sql.raw(op)} ${slot(name)}::bigint, false)`
 }
 
 /**
@@ -44,15 +52,15 @@ function unordered(name: string): RawBuilder<unknown> {
 export const SELECTED = sql.join(SUMMARY_COLUMNS.map((name) => column(name)))
 
 /**
- * The lowest (`min`) or highest (`max`) id of the records with the statuses `statuses` created
+ * The lowest (`min`) or highest (`max`) id of the records with the status (`one`) or any created
  * on the days [`bounds_from`, `bounds_before`), from the day counters; 0 when there is none.
  * Deletes never narrow the bounds of a day: they stay bounds, if loose ones.
  */
-export function idBound(schema: string, bound: 'min' | 'max'): RawBuilder<number> {
+export function idBound(schema: string, bound: 'min' | 'max', one: boolean): RawBuilder<number> {
   const field = sql.raw(bound === 'min' ? 'min_id' : 'max_id')
   return sql<number>`(SELECT coalesce(${sql.raw(bound)}(${field}), 0)
     FROM ${table(schema, 'beneficiary_counts')}
-    WHERE kind = 'd' AND status = ANY(${slot('statuses')}::text[])
+    WHERE kind = 'd' AND ${statusIs(sql.ref('status'), one)}
       AND key >= ${slot('bounds_from')}::bigint AND key < ${slot('bounds_before')}::bigint
       AND prefix = '')`
 }
@@ -76,20 +84,22 @@ export function itemsQuery(schema: string, shape: Shape): RawBuilder<unknown> {
   }
   if (shape.status) {
     const usable = (filterPlan && !search) || (!filterPlan && sort === 'id')
-    conditions.push(
-      sql`${usable ? column('status') : unindexed('status')} = ${slot('status')}::text`,
-    )
+    conditions.push(sql`${usable ? column('status') : UNINDEXED_STATUS} = ${slot('status')}::text`)
   }
   if (dates) {
     const usable = !search && (filterPlan || sort === 'created_at')
-    const created = usable ? column('created_at') : unindexed('created_at')
-    conditions.push(sql`${created} >= ${slot('from')}::bigint`)
-    conditions.push(sql`${created} < ${slot('before')}::bigint`)
+    if (usable) {
+      conditions.push(sql`${column('created_at')} >= ${slot('from')}::bigint`)
+      conditions.push(sql`${column('created_at')} < ${slot('before')}::bigint`)
+    } else {
+      conditions.push(unindexedCreated('>=', 'from'))
+      conditions.push(unindexedCreated('<', 'before'))
+    }
   }
   if (sort === 'id' && dates && !filterPlan && !search) {
     // Ids in the range of the days the dates touch: the walk starts where they do.
-    conditions.push(sql`${column('id')} >= ${idBound(schema, 'min')}`)
-    conditions.push(sql`${column('id')} <= ${idBound(schema, 'max')}`)
+    conditions.push(sql`${column('id')} >= ${idBound(schema, 'min', shape.status)}`)
+    conditions.push(sql`${column('id')} <= ${idBound(schema, 'max', shape.status)}`)
   }
   if (shape.seek === 'id') {
     conditions.push(

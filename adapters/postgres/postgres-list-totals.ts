@@ -1,8 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
-import { BENEFICIARY_STATUSES } from '../../core/beneficiary.js'
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { DAY_MS } from '../../core/time.js'
-import { table, versionExpression } from './postgres-counters.js'
+import { statusIs, table, versionExpression } from './postgres-counters.js'
 import { idBound } from './postgres-list-items.js'
 import { isDayBound, NO_LOWER, NO_UPPER } from './postgres-list-plan.js'
 import { slot } from './postgres-query.js'
@@ -81,10 +80,11 @@ export class PostgresListTotals {
    * `lo` and `hi` (see {@link Prediction}). Slots: those of {@link totalValues}.
    */
   totals(
-    filters: Pick<Filters, 'dates' | 'aligned' | 'q'>,
+    filters: Pick<Filters, 'status' | 'dates' | 'aligned' | 'q'>,
     planning: boolean,
   ): RawBuilder<unknown> {
     const schema = this.#schema
+    const one = filters.status !== undefined
     const counts = table(schema, 'beneficiary_counts')
     let select: RawBuilder<unknown>
     if (filters.q !== undefined) {
@@ -95,12 +95,12 @@ export class PostgresListTotals {
           THEN ${slot('known_total')}::bigint
           ELSE (SELECT count(*) FROM ${table(schema, 'beneficiaries')}
             WHERE words @@ ${slot('q')}::tsquery ${dates}
-              AND (status COLLATE "C") = ANY(${slot('statuses')}::text[]))
+              AND ${statusIs(sql`(status COLLATE "C")`, one)})
         END AS total, v.version
         FROM (SELECT ${versionExpression(schema)} AS version OFFSET 0) v`
     } else if (!filters.dates) {
       select = sql`SELECT (SELECT coalesce(sum(n), 0)::bigint FROM ${counts}
-          WHERE kind = 's' AND status = ANY(${slot('statuses')}::text[])
+          WHERE kind = 's' AND ${statusIs(sql.ref('status'), one)}
             AND key = 0 AND prefix = '') AS total, -1::bigint AS version`
     } else {
       // Left out when the bounds are midnights: a statement planned once for every value must
@@ -112,19 +112,19 @@ export class PostgresListTotals {
         FROM ${table(schema, 'beneficiaries')}
         WHERE created_at >= ${slot(`${name}_from`)}::bigint
           AND created_at < ${slot(`${name}_before`)}::bigint
-          AND (status COLLATE "C") = ANY(${slot('statuses')}::text[]))`
+          AND ${statusIs(sql`(status COLLATE "C")`, one)})`
       select = sql`SELECT (SELECT coalesce(sum(n), 0)::bigint FROM ${counts}
-          WHERE kind = 'd' AND status = ANY(${slot('statuses')}::text[])
+          WHERE kind = 'd' AND ${statusIs(sql.ref('status'), one)}
             AND key >= ${slot('day_from')}::bigint AND key < ${slot('day_before')}::bigint
             AND prefix = '') + ${edge('head')} + ${edge('tail')} AS total,
         -1::bigint AS version`
     }
     if (!planning) return select
     const bounds = filters.dates
-      ? sql`${idBound(schema, 'min')} AS lo, ${idBound(schema, 'max')} AS hi`
+      ? sql`${idBound(schema, 'min', one)} AS lo, ${idBound(schema, 'max', one)} AS hi`
       : sql`0 AS lo, 0 AS hi`
     return sql`SELECT t.total, t.version, (SELECT coalesce(sum(n), 0)::bigint FROM ${counts}
-        WHERE kind = 's' AND status = ANY(${slot('all_statuses')}::text[])
+        WHERE kind = 's' AND ${statusIs(sql.ref('status'), false)}
           AND key = 0 AND prefix = '') AS unfiltered, ${bounds}
       FROM (${select}) t`
   }
@@ -135,8 +135,6 @@ export class PostgresListTotals {
     const known = this.#predictions.get(filters.key)
     const values: Record<string, unknown> = {
       status: filters.status,
-      statuses: filters.status === undefined ? BENEFICIARY_STATUSES : [filters.status],
-      all_statuses: BENEFICIARY_STATUSES,
       from,
       before,
       q: filters.q,

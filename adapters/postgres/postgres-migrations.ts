@@ -71,10 +71,6 @@ const coreSchema = statements([
   // Without a pending list, a search never reads megabytes of unmerged entries.
   `CREATE INDEX beneficiaries_words ON %s.beneficiaries USING gin (words)
     WITH (fastupdate = off)`,
-  // A list keeps the planner from using the index of created_at by writing the condition as
-  // \`created_at + 0\`; these statistics let it still estimate how many rows the condition keeps.
-  `CREATE STATISTICS %s.beneficiaries_created_at_unindexed ON (created_at + 0)
-    FROM %s.beneficiaries`,
 
   `CREATE TABLE %s.beneficiary_history (
     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
