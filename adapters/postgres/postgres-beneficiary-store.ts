@@ -1,0 +1,230 @@
+import { sql } from 'kysely'
+import type {
+  BeneficiaryRecord,
+  BeneficiarySummary,
+  HistoryEntry,
+  Metadata,
+} from '../../core/beneficiary.js'
+import type {
+  BeneficiaryStore,
+  CreateOutcome,
+  IdempotencyClaim,
+  ListQuery,
+  NewBeneficiary,
+  Page,
+  WriteOutcome,
+} from '../../core/ports/beneficiary-store.js'
+import { RECORD_COLUMNS, recordOf, sortKeys, toColumns } from './postgres-beneficiary-columns.js'
+import { PostgresBeneficiaryList } from './postgres-beneficiary-list.js'
+import { PostgresBeneficiaryWrites } from './postgres-beneficiary-writes.js'
+import { table } from './postgres-counters.js'
+import type { PostgresPool } from './postgres-driver.js'
+import { entryValues, PostgresHistory } from './postgres-history.js'
+import { claimValues, PostgresIdempotencyClaims } from './postgres-idempotency-claims.js'
+import { PostgresQuery, slot } from './postgres-query.js'
+import { translateWriteFailure } from './postgres-storage-failure.js'
+
+/** How often a create that found a live claim gone before it could read it starts over. */
+const CLAIM_ATTEMPTS = 3
+
+/**
+ * Beneficiaries, their history (D27) and Idempotency-Key claims (D22) in PostgreSQL. Every
+ * write is one statement, so one round trip and one transaction, in autocommit: the record,
+ * its history entry, its counters and the claim are written together or not at all. Updates
+ * and deletes are compare-and-swap on `version` (D23) in their WHERE clause.
+ *
+ * Beyond the port: ids are never reused (a sequence); the `createdAt` of a `claimed` outcome is
+ * the `created_at` of the record the claim created; `last_name`/`first_name` sort by the name's
+ * search words, then the raw name, both in code-point order (`COLLATE "C"`), then id, as the
+ * memory adapter does.
+ *
+ * Get one from `PostgresStorage`; it is not constructed on its own.
+ */
+export class PostgresBeneficiaryStore implements BeneficiaryStore {
+  readonly #pool: PostgresPool
+  readonly #assertOpen: () => void
+  readonly #track: (work: Promise<void>) => void
+  readonly #select: PostgresQuery
+  readonly #writes: PostgresBeneficiaryWrites
+  readonly #history: PostgresHistory
+  readonly #claims: PostgresIdempotencyClaims
+  readonly #list: PostgresBeneficiaryList
+
+  /**
+   * @param pool Where every statement runs.
+   * @param schema The schema of the tables, migrated.
+   * @param assertOpen Throws when the owning storage is closed; called first by every method.
+   * @param track Keeps background work (the purge of expired claims) for `close` to wait on.
+   */
+  constructor(
+    pool: PostgresPool,
+    schema: string,
+    assertOpen: () => void,
+    track: (work: Promise<void>) => void,
+  ) {
+    this.#pool = pool
+    this.#assertOpen = assertOpen
+    this.#track = track
+    this.#select = new PostgresQuery(sql`
+      SELECT ${sql.join(RECORD_COLUMNS.map((column) => sql.ref(column)))}
+      FROM ${table(schema, 'beneficiaries')} WHERE id = ${slot('id')}`)
+    this.#writes = new PostgresBeneficiaryWrites(schema)
+    this.#history = new PostgresHistory(schema)
+    this.#claims = new PostgresIdempotencyClaims(schema)
+    this.#list = new PostgresBeneficiaryList(pool, schema)
+  }
+
+  /** The record with this id, or `undefined`: one round trip, a prepared statement. */
+  async get(id: number): Promise<BeneficiaryRecord | undefined> {
+    this.#assertOpen()
+    const values = (await this.#select.arrays(this.#pool, { id }))[0]
+    return values === undefined ? undefined : recordOf(values)
+  }
+
+  /** One page of summaries matching `query`, with the exact total count. */
+  async list(query: ListQuery): Promise<Page<BeneficiarySummary>> {
+    this.#assertOpen()
+    return this.#list.list(query)
+  }
+
+  /**
+   * Inserts the record (id from the sequence, version 1), its `created` entry, its counters and
+   * the claim, in one statement. A live claim for the same client and key wins over everything
+   * else, including a fiscal code that is now taken by the claim's own record.
+   *
+   * @throws ConflictError `validation_failed` with `field` `fiscal_code` when another record
+   * has the fiscal code; nothing is written then.
+   */
+  async create(
+    record: NewBeneficiary,
+    entry: HistoryEntry,
+    idempotency?: IdempotencyClaim,
+  ): Promise<CreateOutcome> {
+    this.#assertOpen()
+    const values = { ...toColumns(record, 1, sortKeys(record)), ...entryValues(entry) }
+    try {
+      if (idempotency === undefined) {
+        const rows = await this.#writes.create.arrays(this.#pool, values)
+        return { kind: 'created', record: toRecordFrom(record, rows[0]![0] as number) }
+      }
+      const claimed = { ...values, ...claimValues(idempotency) }
+      for (let attempt = 1; ; attempt++) {
+        const rows = await this.#writes.createClaimed.arrays(this.#pool, claimed)
+        if (rows.length > 0) {
+          if (this.#claims.purgeDue()) this.#purge(idempotency.now)
+          return { kind: 'created', record: toRecordFrom(record, rows[0]![0] as number) }
+        }
+        // A live claim kept the create from writing; a new statement sees it committed.
+        const held = await this.#claims.held(this.#pool, idempotency)
+        if (held !== undefined || attempt >= CLAIM_ATTEMPTS) {
+          if (held !== undefined) return held
+          throw new Error('the Idempotency-Key claim kept changing; try again')
+        }
+      }
+    } catch (error) {
+      throw translateWriteFailure(error)
+    }
+  }
+
+  /**
+   * Replaces the record and appends `entry` when the stored version is `previous.version`.
+   * `next` is stored as given: the caller sets its version. The record is not read first: the
+   * counters move from what `previous` says, and the UPDATE itself checks the version.
+   *
+   * @throws ConflictError `validation_failed` with `field` `fiscal_code` when another record has
+   * `next`'s fiscal code; nothing is written then.
+   */
+  async update(
+    previous: BeneficiaryRecord,
+    next: BeneficiaryRecord,
+    entry: HistoryEntry,
+  ): Promise<WriteOutcome> {
+    this.#assertOpen()
+    const renamed = previous.first_name !== next.first_name || previous.last_name !== next.last_name
+    const after = sortKeys(next)
+    const before = renamed ? sortKeys(previous) : after
+    const values = PostgresBeneficiaryWrites.updateValues(
+      previous,
+      toColumns(next, next.version, after),
+      {
+        ...before,
+        status: previous.status,
+        created_at: previous.created_at,
+        updated_at: previous.updated_at,
+      },
+      renamed || previous.status !== next.status,
+    )
+    try {
+      const rows = await this.#writes.update.arrays(this.#pool, {
+        ...values,
+        ...entryValues(entry),
+      })
+      return rows.length > 0 ? 'done' : await this.#missingOrConflict(next.id)
+    } catch (error) {
+      throw translateWriteFailure(error)
+    }
+  }
+
+  /**
+   * Deletes the record, empties the `changes` of its earlier history entries and appends
+   * `entry`, in one statement; the fiscal code becomes free (D13, D27).
+   */
+  async remove(
+    id: number,
+    expectedVersion: number | undefined,
+    entry: HistoryEntry,
+  ): Promise<WriteOutcome> {
+    this.#assertOpen()
+    const values = { id, expected_version: expectedVersion ?? null, ...entryValues(entry) }
+    try {
+      const rows = await this.#writes.remove.arrays(this.#pool, values)
+      return rows.length > 0 ? 'done' : await this.#missingOrConflict(id)
+    } catch (error) {
+      throw translateWriteFailure(error)
+    }
+  }
+
+  /** A page of the record's history, oldest first; `undefined` once the record is deleted. */
+  async history(
+    id: number,
+    offset: number,
+    limit: number,
+  ): Promise<Page<HistoryEntry> | undefined> {
+    this.#assertOpen()
+    return this.#history.page(this.#pool, id, offset, limit)
+  }
+
+  /**
+   * Every history entry kept for `id`, oldest first, including those of a deleted record (then
+   * erased: empty `changes`, ending with the `deleted` entry), for audits and tests. Not part of
+   * the port. `undefined` when no record ever had this id.
+   */
+  async retainedHistory(id: number): Promise<readonly HistoryEntry[] | undefined> {
+    this.#assertOpen()
+    return this.#history.all(this.#pool, id)
+  }
+
+  async #missingOrConflict(id: number): Promise<WriteOutcome> {
+    const rows = await this.#writes.version.arrays(this.#pool, { id })
+    return rows.length === 0 ? 'missing' : 'conflict'
+  }
+
+  /** Purges expired claims in the background: the create it follows has already committed. */
+  #purge(now: number): void {
+    this.#track(this.#claims.purge(this.#pool, now).catch(() => undefined))
+  }
+}
+
+/**
+ * What was inserted, read back from the input rather than from the database; its objects are
+ * copies, so the caller's and the record share nothing.
+ */
+function toRecordFrom(record: NewBeneficiary, id: number): BeneficiaryRecord {
+  return {
+    id,
+    ...record,
+    address: record.address === null ? null : { ...record.address },
+    metadata: JSON.parse(JSON.stringify(record.metadata)) as Metadata,
+    version: 1,
+  }
+}

@@ -1,0 +1,88 @@
+import type { PostgresPool } from './postgres-driver.js'
+
+/**
+ * How `openPostgresStorage` reaches PostgreSQL: a connection string, from which the storage
+ * makes (and owns) a pool of its own, or a pool the caller made (and owns). Everything else has
+ * a default.
+ *
+ * @example
+ * const options: PostgresStorageOptions = {
+ *   connectionString: 'postgres://app@db.internal:5432/beneficiaries',
+ *   poolSize: 20,
+ * }
+ */
+export interface PostgresStorageOptions {
+  /**
+   * A libpq-style URL, `postgres://user:password@host:5432/database`. Either this or `pool`.
+   * node-postgres reads the `PG*` environment variables for whatever the URL leaves out.
+   */
+  readonly connectionString?: string
+  /**
+   * A ready-made pool (a `pg.Pool`, say). The caller owns it: `close()` leaves it open, and
+   * `poolSize`, `connectionTimeoutMs` and `statementTimeoutMs` do not apply (set them on the
+   * pool: `max`, `connectionTimeoutMillis`, `statement_timeout`). Attach an `error` listener to
+   * it, as node-postgres requires of every pool.
+   */
+  readonly pool?: PostgresPool
+  /** Connections of the storage's own pool. Default 10. */
+  readonly poolSize?: number
+  /**
+   * The schema that holds the tables, created by the migrations when missing. Default `public`.
+   * Tests give each file a schema of its own.
+   */
+  readonly schema?: string
+  /**
+   * Whether opening runs the pending migrations (default true). When false, opening fails
+   * unless the schema is up to date: migrate with `migratePostgres` first.
+   */
+  readonly migrate?: boolean
+  /**
+   * How long a request waits for a free connection of the storage's own pool before it fails
+   * with `StorageUnavailableError` (a 503), in milliseconds. Default 5000: more concurrent
+   * requests than connections queue, and never wait forever.
+   */
+  readonly connectionTimeoutMs?: number
+  /**
+   * The server-side `statement_timeout` of the storage's own connections, in milliseconds.
+   * Default 10000. A statement cancelled by it fails with `StorageUnavailableError`.
+   */
+  readonly statementTimeoutMs?: number
+}
+
+/** Defaults of {@link PostgresStorageOptions}. */
+export const POSTGRES_DEFAULTS = Object.freeze({
+  poolSize: 10,
+  schema: 'public',
+  connectionTimeoutMs: 5000,
+  statementTimeoutMs: 10_000,
+})
+
+/** A schema name the adapter accepts: a plain identifier, so it never needs quoting rules. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
+
+/**
+ * The schema of `options`, checked.
+ * @throws TypeError when it is not a lower-case identifier of at most 63 characters.
+ */
+export function schemaOf(options: { readonly schema?: string | undefined }): string {
+  const schema = options.schema ?? POSTGRES_DEFAULTS.schema
+  if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
+    throw new TypeError('schema must be a lower-case identifier: letters, digits and _')
+  }
+  return schema
+}
+
+/** A whole number option within bounds, or its default. */
+export function integerOption(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new TypeError(`${name} must be a whole number from ${min} to ${max}`)
+  }
+  return value
+}

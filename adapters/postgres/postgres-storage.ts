@@ -1,0 +1,197 @@
+import type { Storage } from '../../core/ports/storage.js'
+import { PostgresBeneficiaryStore } from './postgres-beneficiary-store.js'
+import { PostgresClientStore } from './postgres-client-store.js'
+import {
+  integerOption,
+  POSTGRES_DEFAULTS,
+  schemaOf,
+  type PostgresStorageOptions,
+} from './postgres-config.js'
+import { loadPg, type PostgresPool } from './postgres-driver.js'
+import { migratePostgres, pendingMigrations, unknownMigrations } from './postgres-migrations.js'
+import { PostgresSessionStore } from './postgres-session-store.js'
+import { PostgresSigningKeyStore } from './postgres-signing-key-store.js'
+import { translateStorageFailure } from './postgres-storage-failure.js'
+
+/**
+ * Every storage port on a PostgreSQL database, through a pool of node-postgres connections:
+ * the storage for several stateless instances of the service on one database (D30).
+ *
+ * Get one from {@link openPostgresStorage}. Every call is one or a few statements on the pool,
+ * and a write has committed when its promise resolves. A fault of the database (unreachable,
+ * shutting down, a statement or pool timeout) rejects with `StorageUnavailableError`, which
+ * the server answers with a 503 and `Retry-After`.
+ *
+ * @example
+ * const storage = await openPostgresStorage({ connectionString: process.env.DATABASE_URL })
+ * // … pass `storage` to the core, then:
+ * await storage.close()
+ */
+export class PostgresStorage implements Storage {
+  readonly beneficiaries: PostgresBeneficiaryStore
+  readonly clients: PostgresClientStore
+  readonly sessions: PostgresSessionStore
+  readonly signingKeys: PostgresSigningKeyStore
+  /** The schema that holds the tables. */
+  readonly schema: string
+  /** The migrations `openPostgresStorage` applied when it opened the storage, in order. */
+  readonly migrationsApplied: readonly string[]
+  readonly #pool: PostgresPool
+  readonly #ownsPool: boolean
+  readonly #background = new Set<Promise<void>>()
+  #closed = false
+
+  /** Use {@link openPostgresStorage}. */
+  constructor(
+    pool: PostgresPool,
+    options: { schema: string; ownsPool: boolean; migrationsApplied: readonly string[] },
+  ) {
+    this.#pool = pool
+    this.#ownsPool = options.ownsPool
+    this.schema = options.schema
+    this.migrationsApplied = Object.freeze([...options.migrationsApplied])
+    const assertOpen = (): void => this.#assertOpen()
+    const track = (work: Promise<void>): void => {
+      this.#background.add(work)
+      void work.finally(() => this.#background.delete(work))
+    }
+    this.beneficiaries = new PostgresBeneficiaryStore(pool, this.schema, assertOpen, track)
+    this.clients = new PostgresClientStore(pool, this.schema, assertOpen)
+    this.sessions = new PostgresSessionStore(pool, this.schema, assertOpen)
+    this.signingKeys = new PostgresSigningKeyStore(pool, this.schema, assertOpen)
+  }
+
+  /** The pool, for `seedPostgres` and maintenance. */
+  get pool(): PostgresPool {
+    return this.#pool
+  }
+
+  /**
+   * Resolves when the database answers a query (the readiness probe).
+   * @throws StorageUnavailableError when it does not; Error once `close` has been called.
+   */
+  async ping(): Promise<void> {
+    this.#assertOpen()
+    try {
+      await this.#pool.query({ text: 'SELECT 1' })
+    } catch (error) {
+      throw translateStorageFailure(error)
+    }
+  }
+
+  /**
+   * Closes the storage: every later call, `ping` included, rejects. Ends the pool when the
+   * storage made it (from a connection string), after its background work; a pool passed in
+   * stays open. Closing twice is harmless.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    await Promise.all(this.#background)
+    if (this.#ownsPool) await this.#pool.end()
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error('storage is closed')
+  }
+}
+
+/**
+ * Opens the PostgreSQL storage: makes a pool from `connectionString` (loading `pg`, an
+ * optional peer dependency, only now) or uses the `pool` given, then runs the pending
+ * migrations (`migratePostgres`) unless `migrate` is false, in which case the schema must be up
+ * to date already.
+ *
+ * The storage's own pool queues requests beyond `poolSize` connections for at most
+ * `connectionTimeoutMs`, sets `statement_timeout` on each connection, and logs nothing: an
+ * idle connection that breaks (the server restarting) is dropped and replaced on next use.
+ *
+ * @throws TypeError for invalid options, or when `migrate` is false and the schema is not up
+ * to date; Error naming the package when `pg` is not installed; `StorageUnavailableError` when
+ * the database cannot be reached.
+ *
+ * @example
+ * const storage = await openPostgresStorage({
+ *   connectionString: 'postgres://app@127.0.0.1:5432/beneficiaries',
+ *   poolSize: 20,
+ * })
+ *
+ * @example
+ * const pool = new pg.Pool({ connectionString, max: 20, statement_timeout: 10_000 })
+ * pool.on('error', () => {}) // idle connections that break are replaced
+ * const storage = await openPostgresStorage({ pool }) // close() leaves the pool open
+ */
+export async function openPostgresStorage(
+  options: PostgresStorageOptions,
+): Promise<PostgresStorage> {
+  const schema = schemaOf(options)
+  const given = options.pool
+  if ((given === undefined) === (options.connectionString === undefined)) {
+    throw new TypeError('give either connectionString or pool')
+  }
+  let pool: PostgresPool
+  if (given !== undefined) {
+    pool = given
+  } else {
+    if (typeof options.connectionString !== 'string' || options.connectionString === '') {
+      throw new TypeError('connectionString must be a postgres:// URL')
+    }
+    const max = integerOption('poolSize', options.poolSize, POSTGRES_DEFAULTS.poolSize, 1, 1000)
+    const connectionTimeoutMs = integerOption(
+      'connectionTimeoutMs',
+      options.connectionTimeoutMs,
+      POSTGRES_DEFAULTS.connectionTimeoutMs,
+      1,
+      600_000,
+    )
+    const statementTimeoutMs = integerOption(
+      'statementTimeoutMs',
+      options.statementTimeoutMs,
+      POSTGRES_DEFAULTS.statementTimeoutMs,
+      0,
+      3_600_000,
+    )
+    const pg = await loadPg()
+    const own = new pg.Pool({
+      connectionString: options.connectionString,
+      max,
+      connectionTimeoutMillis: connectionTimeoutMs,
+      statement_timeout: statementTimeoutMs,
+      // An abandoned transaction never holds locks for long.
+      idle_in_transaction_session_timeout: 60_000,
+      keepAlive: true,
+      application_name: 'beneficiary-service',
+    })
+    // node-postgres emits an idle connection's failure on the pool; unheard, it would end the
+    // process. The connection is dropped; the next request opens a new one or gets a 503.
+    own.on('error', () => undefined)
+    pool = own
+  }
+  try {
+    let applied: string[] = []
+    if (options.migrate !== false) {
+      applied = await migratePostgres(pool, { schema })
+    } else {
+      const pending = await pendingMigrations(pool, schema)
+      if (pending.length > 0) {
+        throw new TypeError(
+          `The database schema is not up to date (${pending.join(', ')} pending): run migratePostgres first.`,
+        )
+      }
+      const unknown = await unknownMigrations(pool, schema)
+      if (unknown.length > 0) {
+        throw new TypeError(
+          `The database was migrated by a newer version (${unknown.join(', ')}): upgrade the adapter.`,
+        )
+      }
+    }
+    return new PostgresStorage(pool, {
+      schema,
+      ownsPool: given === undefined,
+      migrationsApplied: applied,
+    })
+  } catch (error) {
+    if (given === undefined) await pool.end().catch(() => undefined)
+    throw error
+  }
+}

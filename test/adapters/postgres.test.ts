@@ -1,0 +1,258 @@
+import assert from 'node:assert/strict'
+import { after, describe, it } from 'node:test'
+import type pg from 'pg'
+import { openPostgresStorage, PostgresStorage } from '../../adapters/postgres/index.js'
+import { StorageUnavailableError, isDomainError } from '../../core/errors.js'
+import { FakeClock } from '../../core/fake-clock.js'
+import type { Storage } from '../../core/ports/storage.js'
+import { loadSigningKeys } from '../../core/signing-keys.js'
+import { describeStorageContract } from '../contracts/storage.contract.js'
+import {
+  T0,
+  claim,
+  createdEntry,
+  historyEntry,
+  insertBeneficiary,
+  listQuery,
+  newBeneficiary,
+  nextVersion,
+} from '../contracts/storage-fixtures.js'
+import {
+  TEST_DATABASE_URL,
+  postgresSkipReason,
+  testSchemaName,
+  useTestSchema,
+} from '../support/postgres.js'
+
+const skip = (await postgresSkipReason()) ?? false
+
+function postgresStorage(storage: Storage): PostgresStorage {
+  assert.ok(storage instanceof PostgresStorage)
+  return storage
+}
+
+const TABLES = [
+  'beneficiary_counts',
+  'beneficiary_history',
+  'idempotency_keys',
+  'beneficiaries',
+  'revoked_tokens',
+  'sessions',
+  'clients',
+  'signing_keys',
+]
+
+describe('PostgreSQL storage', { skip }, () => {
+  const database = useTestSchema('contract')
+  const { schema } = database
+  let migrated = false
+
+  // One schema for the file, migrated once; each test starts from empty tables.
+  describeStorageContract({
+    name: 'postgres',
+    create: async () => {
+      const pool = database.pool()
+      if (!migrated) {
+        await openPostgresStorage({ pool, schema }).then((storage) => storage.close())
+        migrated = true
+      }
+      await pool.query(TABLES.map((name) => `DELETE FROM "${schema}".${name};`).join('\n'))
+      return openPostgresStorage({ pool, schema, migrate: false })
+    },
+    destroy: (storage) => storage.close(),
+    retainedHistory: (storage, id) => postgresStorage(storage).beneficiaries.retainedHistory(id),
+  })
+
+  describe('PostgresStorage beyond the contract', () => {
+    const fresh: string[] = []
+    after(async () => {
+      const pool = database.pool()
+      for (const name of fresh) await pool.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`)
+    })
+
+    it('brings up two instances at once on an empty database: one schema, one signing key (D3, D30)', async () => {
+      const name = testSchemaName('twins')
+      fresh.push(name)
+      const [first, second] = await Promise.all([
+        openPostgresStorage({ pool: database.newPool(2), schema: name }),
+        openPostgresStorage({ pool: database.newPool(2), schema: name }),
+      ])
+      try {
+        assert.deepEqual(
+          [...first.migrationsApplied, ...second.migrationsApplied],
+          ['0001_core_schema'],
+        )
+        const clock = new FakeClock(T0)
+        const [a, b] = await Promise.all([
+          loadSigningKeys(first.signingKeys, clock),
+          loadSigningKeys(second.signingKeys, clock),
+        ])
+        assert.deepEqual(a, b)
+        assert.equal(a.length, 1)
+        const keys = await database
+          .pool()
+          .query(`SELECT count(*)::int AS n FROM "${name}".signing_keys`)
+        assert.equal(keys.rows[0].n, 1)
+        const migrations = await database
+          .pool()
+          .query(`SELECT name FROM "${name}".kysely_migration`)
+        assert.deepEqual(migrations.rows, [{ name: '0001_core_schema' }])
+      } finally {
+        await Promise.all([first.close(), second.close()])
+      }
+    })
+
+    it('creates one record for ten concurrent creates with one key across two pools (D22, D30)', async () => {
+      const pool = database.pool()
+      await pool.query(TABLES.map((table) => `DELETE FROM "${schema}".${table};`).join('\n'))
+      const storages = await Promise.all([
+        openPostgresStorage({ pool: database.newPool(5), schema, migrate: false }),
+        openPostgresStorage({ pool: database.newPool(5), schema, migrate: false }),
+      ])
+      try {
+        const input = newBeneficiary()
+        const outcomes = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            storages[i % 2]!.beneficiaries.create(input, createdEntry(input), claim()),
+          ),
+        )
+        const created = outcomes.filter((outcome) => outcome.kind === 'created')
+        assert.equal(created.length, 1)
+        const id = created[0]!.kind === 'created' ? created[0]!.record.id : 0
+        for (const outcome of outcomes) {
+          if (outcome.kind === 'claimed') assert.equal(outcome.beneficiaryId, id)
+        }
+        assert.equal((await storages[0]!.beneficiaries.list(listQuery())).total, 1)
+        const rows = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".beneficiaries`)
+        assert.equal(rows.rows[0].n, 1)
+      } finally {
+        await Promise.all(storages.map((storage) => storage.close()))
+      }
+    })
+
+    it('keeps a search total exact across writes by another instance (D16, D30)', async () => {
+      const pool = database.pool()
+      await pool.query(TABLES.map((table) => `DELETE FROM "${schema}".${table};`).join('\n'))
+      const reader = await openPostgresStorage({ pool, schema, migrate: false })
+      const writer = await openPostgresStorage({
+        pool: database.newPool(2),
+        schema,
+        migrate: false,
+      })
+      try {
+        const search = ['ros']
+        await insertBeneficiary(writer)
+        assert.equal((await reader.beneficiaries.list(listQuery({ search }))).total, 1)
+        assert.equal((await reader.beneficiaries.list(listQuery({ search }))).total, 1)
+        const second = await insertBeneficiary(writer)
+        assert.equal((await reader.beneficiaries.list(listQuery({ search }))).total, 2)
+        const renamed = nextVersion(second, { last_name: 'Verdi' }, T0 + 1000)
+        await writer.beneficiaries.update(second, renamed, historyEntry('updated', T0 + 1000))
+        assert.equal((await reader.beneficiaries.list(listQuery({ search }))).total, 1)
+        assert.equal((await reader.beneficiaries.list(listQuery({ search: ['verdi'] }))).total, 1)
+      } finally {
+        await Promise.all([reader.close(), writer.close()])
+      }
+    })
+
+    it('answers StorageUnavailableError when no connection frees up in time, and never hangs', async () => {
+      const storage = await openPostgresStorage({
+        connectionString: TEST_DATABASE_URL,
+        schema,
+        migrate: false,
+        poolSize: 1,
+        connectionTimeoutMs: 200,
+      })
+      const held = await storage.pool.connect()
+      try {
+        const started = performance.now()
+        await assert.rejects(storage.beneficiaries.get(1), (error) => {
+          assert.ok(error instanceof StorageUnavailableError)
+          assert.equal(error.reason, 'busy')
+          return true
+        })
+        assert.ok(performance.now() - started < 2000)
+      } finally {
+        held.release()
+        await storage.close()
+      }
+    })
+
+    it('answers StorageUnavailableError when a statement outlasts statement_timeout', async () => {
+      const storage = await openPostgresStorage({
+        connectionString: TEST_DATABASE_URL,
+        schema,
+        migrate: false,
+        statementTimeoutMs: 100,
+      })
+      const locker = await database.pool().connect()
+      try {
+        const record = await insertBeneficiary(storage)
+        await locker.query('BEGIN')
+        await locker.query(`SELECT 1 FROM "${schema}".beneficiaries WHERE id = $1 FOR UPDATE`, [
+          record.id,
+        ])
+        const next = nextVersion(record, { first_name: 'Luigi' }, T0 + 1000)
+        await assert.rejects(
+          storage.beneficiaries.update(record, next, historyEntry('updated', T0 + 1000)),
+          (error) => error instanceof StorageUnavailableError && error.reason === 'busy',
+        )
+      } finally {
+        await locker.query('ROLLBACK')
+        locker.release()
+        await storage.close()
+      }
+    })
+
+    it('answers StorageUnavailableError when the server cannot be reached', async () => {
+      await assert.rejects(
+        openPostgresStorage({ connectionString: 'postgres://postgres@127.0.0.1:1/test', schema }),
+        (error) => error instanceof StorageUnavailableError && error.reason === 'cannot_open',
+      )
+    })
+
+    it('refuses a schema that is not migrated when told not to migrate', async () => {
+      await assert.rejects(
+        openPostgresStorage({
+          pool: database.pool(),
+          schema: testSchemaName('none'),
+          migrate: false,
+        }),
+        TypeError,
+      )
+    })
+
+    it('refuses options that are not one of a connection string or a pool', async () => {
+      await assert.rejects(openPostgresStorage({}), TypeError)
+      await assert.rejects(
+        openPostgresStorage({ connectionString: TEST_DATABASE_URL, pool: database.pool() }),
+        TypeError,
+      )
+      await assert.rejects(
+        openPostgresStorage({ pool: database.pool(), schema: 'Bad-Name' }),
+        TypeError,
+      )
+    })
+
+    it('rejects every call, ping included, once closed; leaves a pool passed in open', async () => {
+      const pool = database.pool()
+      const storage = await openPostgresStorage({ pool, schema, migrate: false })
+      await storage.close()
+      await storage.close()
+      const closed = (error: unknown) => error instanceof Error && !isDomainError(error)
+      await assert.rejects(storage.ping(), closed)
+      await assert.rejects(storage.beneficiaries.get(1), closed)
+      await assert.rejects(storage.beneficiaries.list(listQuery()), closed)
+      await assert.rejects(storage.sessions.isTokenActive('session-1', 'jti-1'), closed)
+      await assert.rejects(storage.signingKeys.list(), closed)
+      assert.equal((await pool.query('SELECT 1 AS one')).rows[0].one, 1)
+    })
+
+    it('accepts a pg.Pool as it comes, typed by the slice the adapter uses', async () => {
+      const pool: pg.Pool = database.pool()
+      const storage = await openPostgresStorage({ pool, schema, migrate: false })
+      await storage.ping()
+      await storage.close()
+    })
+  })
+})
