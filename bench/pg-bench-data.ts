@@ -2,7 +2,8 @@ import { randomBytes, createHash } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
-import { openPostgresStorage, POSTGRES_MIGRATION_NAMES } from '../adapters/postgres/index.js'
+import { openPostgresStorage } from '../adapters/postgres/index.js'
+import { postgresMigrations } from '../adapters/postgres/postgres-migrations.js'
 import { createClientAdmin } from '../core/index.js'
 import type { Credentials } from './bench-data.js'
 import { exitOf, type ProcessGroup } from './process-group.js'
@@ -36,7 +37,7 @@ export async function preparePgData(
 ): Promise<PgBenchData> {
   const seedDatabase = `bench_seed_${rows}`
   const metaFile = join(where.dataDir, `pg-meta-${rows}.json`)
-  const schema = POSTGRES_MIGRATION_NAMES.join(',')
+  const schema = Object.keys(postgresMigrations('public')).join(',')
   if (existsSync(metaFile) && (await databaseExists(seedDatabase))) {
     const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as PgBenchData & {
       format: number
@@ -51,7 +52,14 @@ export async function preparePgData(
   const started = performance.now()
   const child = group.spawn(
     process.execPath,
-    [join(where.distRoot, 'server', 'cli.js'), 'seed', '--database-url', url, '--count', String(rows)],
+    [
+      join(where.distRoot, 'server', 'cli.js'),
+      'seed',
+      '--database-url',
+      url,
+      '--count',
+      String(rows),
+    ],
     { stdio: ['ignore', 'inherit', 'inherit'] },
   )
   const watchdog = setTimeout(() => void group.stop(child), SEED_TIMEOUT_MS)

@@ -103,7 +103,12 @@ export async function openCliDatabase(
   }
   return {
     storage,
-    appliedMigrations: () => storage.appliedMigrations(),
+    appliedMigrations: async () => {
+      const result = await storage.pool.query({
+        text: `SELECT name FROM "${storage.schema}".kysely_migration ORDER BY name`,
+      })
+      return (result.rows as { name: string }[]).map((row) => row.name)
+    },
     seed: (records) => postgres.seedPostgres(storage, records),
     close: () => storage.close(),
   }
