@@ -106,7 +106,9 @@ describe('the command-line tool on PostgreSQL', async () => {
       const read = await call(base, 'GET', `/v3/beneficiaries/${id}`, { token })
       assert.equal(read.status, 200)
       assert.equal(read.json!['last_name'], MARIO.last_name)
-      const page = await call(base, 'GET', '/v3/beneficiaries?search=ross&per_page=5&sort=-id', { token })
+      const page = await call(base, 'GET', '/v3/beneficiaries?search=ross&per_page=5&sort=-id', {
+        token,
+      })
       assert.ok((page.json!['data'] as { id: number }[]).some((item) => item.id === id))
       const exit = await server.kill('SIGTERM')
       assert.equal(exit.code, 0)
