@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import pg from 'pg'
 import { after, describe, it } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import {
@@ -134,6 +135,63 @@ describe('PostgreSQL stopped under load, then started', async () => {
         [],
         'no 500 was logged',
       )
+    },
+  )
+})
+
+describe('every PostgreSQL connection busy', async () => {
+  const skip = await postgresSkip()
+  let database: TestDatabase | undefined
+  let server: ServeChild | undefined
+  let locker: pg.Client | undefined
+  after(async () => {
+    await locker?.end().catch(() => undefined)
+    await server?.kill()
+    await database?.drop()
+  })
+
+  it(
+    'queues requests, then answers 503 after a bound, never hangs, and serves again once a connection frees',
+    { skip },
+    async () => {
+      database = await createTestDatabase('faults_pool')
+      const client = await createClient(database.url)
+      server = await ServeChild.start(database.url, { DATABASE_POOL_SIZE: '2' })
+      const base = server.url
+      const token = await login(base, client)
+      const made = await call(base, 'POST', '/v3/beneficiaries', {
+        token,
+        body: { first_name: 'Pool', last_name: 'Busy', email: 'pool@example.org' },
+      })
+      assert.equal(made.status, 201, made.body)
+      const id = Number(made.json!['id'])
+
+      // Another session holds the table: each request that reaches it keeps its connection
+      // until the statement timeout, and the pool of two is soon all taken.
+      locker = new pg.Client({ connectionString: database.url })
+      await locker.connect()
+      await locker.query('BEGIN')
+      await locker.query('LOCK TABLE beneficiaries IN ACCESS EXCLUSIVE MODE')
+      const started = performance.now()
+      const replies = await Promise.all(
+        Array.from({ length: 12 }, () =>
+          call(base, 'GET', `/v3/beneficiaries/${id}`, {
+            token,
+            timeoutMs: ANSWER_WITHIN_MS + 5000,
+          }),
+        ),
+      )
+      const took = performance.now() - started
+      await locker.query('ROLLBACK')
+
+      for (const reply of replies) assertUnavailable(reply, 'GET', '/v3/beneficiaries/{id}')
+      assert.ok(
+        took < ANSWER_WITHIN_MS + 2000,
+        `the busy pool took ${Math.round(took)} ms to answer`,
+      )
+      const again = await call(base, 'GET', `/v3/beneficiaries/${id}`, { token })
+      assert.equal(again.status, 200, again.body)
+      assert.ok(server.running)
     },
   )
 })
