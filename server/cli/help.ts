@@ -96,7 +96,8 @@ export const SEED_HELP = `Usage: beneficiaries seed --count N [options]
 
 Adds N realistic, made-up beneficiaries (names from many countries, valid e-mails, phones,
 addresses and codici fiscali, mixed statuses, three years of creation dates), for trying the
-API and for benchmarks. A million take well under a minute.
+API and for benchmarks. A million take well under a minute on SQLite, about one on
+PostgreSQL; a line on standard error every two seconds says how far it is.
 
 Options:
   --count N           How many to add (1 to 10,000,000)

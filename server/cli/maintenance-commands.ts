@@ -80,11 +80,26 @@ export async function seedCommand(args: readonly string[], io: CliIo): Promise<n
   const database = await openCliDatabase(storageTarget(settings))
   try {
     const started = performance.now()
-    const result = await database.seed(fakeBeneficiaries({ count, seed }))
+    const records = withProgress(fakeBeneficiaries({ count, seed }), count, io)
+    const result = await database.seed(records)
     const seconds = Math.round((performance.now() - started) / 10) / 100
     io.out(JSON.stringify({ first_id: result.firstId, count: result.count, seconds }))
     return 0
   } finally {
     await database.close()
+  }
+}
+
+/** Every ~2 s while `records` is read, a line on standard error: how many of `count` so far. */
+function* withProgress<T>(records: Iterable<T>, count: number, io: CliIo): Generator<T> {
+  let taken = 0
+  let lastLine = performance.now()
+  for (const record of records) {
+    yield record
+    taken++
+    if ((taken & 1023) === 0 && performance.now() - lastLine >= 2000) {
+      lastLine = performance.now()
+      io.err(`seed: ${taken.toLocaleString('en-US')} of ${count.toLocaleString('en-US')}`)
+    }
   }
 }
