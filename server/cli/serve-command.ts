@@ -3,7 +3,7 @@ import { createBeneficiaryService } from '../../core/index.js'
 import { createLogger } from '../logger.js'
 import { startServer, type RunningServer } from '../start-server.js'
 import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
-import { DEFAULT_DATABASE_PATH, openDatabase } from './database.js'
+import { DEFAULT_DATABASE_PATH, filesOpenToOthers, openDatabase } from './database.js'
 import { SERVE_HELP } from './help.js'
 import { readServeConfig } from './serve-config.js'
 import { Settings } from './settings.js'
@@ -46,6 +46,13 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   }
   const config = readServeConfig(new Settings(values, io.env))
   const logger = createLogger({ level: config.logLevel })
+  // Before opening: SQLite gives the side files it creates the database file's mode (D32).
+  for (const { file, mode } of filesOpenToOthers(config.db)) {
+    logger.warn(
+      { file, mode },
+      `${file} can be opened by other users of this machine (mode ${mode}): it holds personal data${config.keys === undefined ? ' and the token signing key' : ''}. Restrict it with: chmod 600 ${shellQuote(file)}`,
+    )
+  }
   // Checkpoints on a thread of their own: a write never waits for one (SqliteCheckpointer).
   const storage = await openDatabase(config.db, {
     busyTimeoutMs: config.busyTimeoutMs,
