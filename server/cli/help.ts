@@ -51,7 +51,9 @@ ${DB}
                             (SHUTDOWN_GRACE_SECONDS, default 10)
   --busy-timeout MS         How long a write waits for another process's lock on the
                             database before it is answered 503 (SQLITE_BUSY_TIMEOUT_MS,
-                            default 5000)`
+                            default 5000)
+  --body-timeout S          Seconds a request body may take to arrive after its headers
+                            before it is answered 408 (BODY_TIMEOUT_SECONDS, 1 to 7, default 5)`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

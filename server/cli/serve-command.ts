@@ -27,6 +27,7 @@ const OPTIONS = {
   'jwt-secret-file': { type: 'string' },
   'shutdown-grace': { type: 'string' },
   'busy-timeout': { type: 'string' },
+  'body-timeout': { type: 'string' },
 } as const
 
 const TRANSPORT_NAMES = { uws: 'hyper-express on uWebSockets.js', node: 'node:http' } as const
@@ -83,6 +84,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       trustProxy: config.trustProxy,
       basePath: config.basePath,
       logger,
+      requestTimeoutMs: config.bodyTimeoutMs,
     })
   } catch (error) {
     await storage.close()

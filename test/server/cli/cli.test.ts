@@ -78,6 +78,8 @@ describe('the command-line tool', () => {
       [{ ACCESS_TOKEN_TTL_SECONDS: 'an hour' }, [], 'ACCESS_TOKEN_TTL_SECONDS'],
       [{ JWT_SECRET: 'hunter2-is-not-long-enough' }, [], 'JWT_SECRET'],
       [{ JWT_SECRET_FILE: '/nonexistent/keys' }, [], 'JWT_SECRET_FILE'],
+      [{ BODY_TIMEOUT_SECONDS: '8' }, [], 'BODY_TIMEOUT_SECONDS'],
+      [{}, ['--body-timeout', '0'], '--body-timeout'],
       [{ TLS_CERT: '/nonexistent/cert.pem' }, [], 'TLS_CERT'],
       [{ TLS_CERT: CLI, TLS_KEY: '/nonexistent/key.pem' }, [], 'TLS_KEY'],
       [{ TRUST_PROXY: '10.0.0.0/8, proxy.internal' }, [], 'TRUST_PROXY'],
