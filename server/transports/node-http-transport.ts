@@ -113,8 +113,14 @@ class NodeHttpTransport {
     res.once('close', this.#onClose)
     const headers = req.headers
     const length = headers['content-length']
+    const coding = headers['transfer-encoding']
     if (req.rawHeaders.length > 2 * MAX_HEADER_FIELDS) {
       const refused = refusalResponse('headers_too_large')
+      this.#answers.add(() => this.#write(res, refused, true))
+    } else if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
+      // Node frames `gzip, chunked` by its last coding and hands the body over still coded;
+      // as over uws, a coding other than chunked alone is refused (RFC 9112, 6.1).
+      const refused = refusalResponse('framing')
       this.#answers.add(() => this.#write(res, refused, true))
     } else if (length === undefined ? headers['transfer-encoding'] === undefined : length === '0') {
       void this.#dispatch(req, res, undefined, undefined, receivedAt)
