@@ -54,10 +54,13 @@ export function textArbitrary(
  */
 const HIDDEN = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/u
 
+/** Whether D8 takes `name` (in its normal form) as a person's name: a letter, nothing hidden. */
+export function isNameByD8(name: string): boolean {
+  return /\p{L}/u.test(name) && !HIDDEN.test(name) && !CONTROL.test(name)
+}
+
 /** A person's name (D8: 1–100 characters, a letter among them), with letters from every script. */
-export const personNameArbitrary = textArbitrary(100).filter(
-  ({ value }) => /\p{L}/u.test(value) && !HIDDEN.test(value),
-)
+export const personNameArbitrary = textArbitrary(100).filter(({ value }) => isNameByD8(value))
 
 const ATEXT = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+/=?^_`{|}~-"
 const LDH = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-'

@@ -106,7 +106,7 @@ const NAME_BREAKS = [
   '\u200b',
   '\u200b\u200b\u200b',
   'Ma\u202erio',
-  'Mario\u2028',
+  'Mario\u2028Rossi',
   'Mario\uffff',
   'Mario\u{e0041}',
   'Mar\u200cio',
