@@ -56,7 +56,9 @@ ${DB}
                             default 5000)
   --pool-size N             PostgreSQL connections of this instance (DATABASE_POOL_SIZE,
                             default 10); the instances' pools together must fit the
-                            server's max_connections`
+                            server's max_connections
+  --body-timeout S          Seconds a request body may take to arrive after its headers
+                            before it is answered 408 (BODY_TIMEOUT_SECONDS, 1 to 7, default 5)`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

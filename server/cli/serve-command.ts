@@ -3,7 +3,7 @@ import { createBeneficiaryService } from '../../core/index.js'
 import { createLogger } from '../logger.js'
 import { startServer, type RunningServer } from '../start-server.js'
 import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
-import { DEFAULT_DATABASE_PATH } from './database.js'
+import { DEFAULT_DATABASE_PATH, filesOpenToOthers } from './database.js'
 import { describeTarget, openCliDatabase } from './storage-target.js'
 import { SERVE_HELP } from './help.js'
 import { readServeConfig } from './serve-config.js'
@@ -29,6 +29,7 @@ const OPTIONS = {
   'shutdown-grace': { type: 'string' },
   'busy-timeout': { type: 'string' },
   'pool-size': { type: 'string' },
+  'body-timeout': { type: 'string' },
 } as const
 
 const TRANSPORT_NAMES = { uws: 'hyper-express on uWebSockets.js', node: 'node:http' } as const
@@ -48,6 +49,14 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   }
   const config = readServeConfig(new Settings(values, io.env))
   const logger = createLogger({ level: config.logLevel })
+  // Before opening: SQLite gives the side files it creates the database file's mode (D32).
+  const files = config.database.kind === 'sqlite' ? filesOpenToOthers(config.database.path) : []
+  for (const { file, mode } of files) {
+    logger.warn(
+      { file, mode },
+      `${file} can be opened by other users of this machine (mode ${mode}): it holds personal data${config.keys === undefined ? ' and the token signing key' : ''}. Restrict it with: chmod 600 ${shellQuote(file)}`,
+    )
+  }
   // Checkpoints on a thread of their own: a write never waits for one (SqliteCheckpointer).
   const database = await openCliDatabase(config.database, {
     busyTimeoutMs: config.busyTimeoutMs,
@@ -91,6 +100,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       trustProxy: config.trustProxy,
       basePath: config.basePath,
       logger,
+      requestTimeoutMs: config.bodyTimeoutMs,
     })
   } catch (error) {
     await database.close()

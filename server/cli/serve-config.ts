@@ -31,6 +31,8 @@ export interface ServeConfig {
   readonly busyTimeoutMs: number
   /** PostgreSQL: connections in this instance's pool. */
   readonly poolSize: number
+  /** How long a request body may take to arrive after its headers before a 408. */
+  readonly bodyTimeoutMs: number
 }
 
 const DAY = 86_400
@@ -89,6 +91,8 @@ export function readServeConfig(settings: Settings): ServeConfig {
     graceMs: settings.integer('shutdown-grace', 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600) * 1000,
     busyTimeoutMs: settings.integer('busy-timeout', 'SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 10 * 60_000),
     poolSize: settings.integer('pool-size', 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    // At most 7 s: uWebSockets.js closes a stalled body after 8 s without an answer.
+    bodyTimeoutMs: settings.integer('body-timeout', 'BODY_TIMEOUT_SECONDS', 5, 1, 7) * 1000,
   }
 }
 
