@@ -1,5 +1,8 @@
-/** The four targets, in the order they run. */
-export const TARGETS = ['limit', 'peer', 'uws', 'node'] as const
+/**
+ * The targets, in the order they run: the limit, the peer on SQLite, the service on SQLite over
+ * both transports, then the peer and the service (uws) on PostgreSQL.
+ */
+export const TARGETS = ['limit', 'peer', 'uws', 'node', 'pg-peer', 'pg'] as const
 
 /** A target of the benchmark. */
 export type TargetName = (typeof TARGETS)[number]
@@ -29,9 +32,19 @@ export interface Measurement {
 
 type Figure = 'requestsPerSecond' | 'p50Ms' | 'p99Ms' | 'cpuUsPerRequest'
 
+/** Whether a target keeps its data in PostgreSQL. */
+export function onPostgres(target: TargetName): boolean {
+  return target === 'pg' || target === 'pg-peer'
+}
+
+/** The peer a target is compared with: the one on the same database. */
+export function peerOf(target: TargetName): TargetName {
+  return onPostgres(target) ? 'pg-peer' : 'peer'
+}
+
 /**
  * One Markdown table with every figure, and each figure as a ratio to the limit and to the peer
- * in the same scenario of the same run (`—` where that target did not run the scenario). For
+ * on the same database (`peerOf`) in the same scenario of the same run (`—` where that target did not run the scenario). For
  * req/s above 1 is better; for latencies and CPU per request below 1 is better.
  */
 export function formatTable(measurements: readonly Measurement[]): string {
@@ -60,7 +73,7 @@ export function formatTable(measurements: readonly Measurement[]): string {
   ]
   const rows = measurements.map((m) => {
     const limit = find(m.scenario, 'limit')
-    const peer = find(m.scenario, 'peer')
+    const peer = find(m.scenario, peerOf(m.target))
     return [
       m.scenario,
       m.target,

@@ -16,7 +16,7 @@
  * target wins, and every target gets the same.
  *
  * Options: `--duration S` (5), `--rounds N` (3), `--warmup S` (2), `--connections N` (50),
- * `--rows N` (1,000,000), `--only get,list,…`, `--targets limit,peer,uws,node`,
+ * `--rows N` (1,000,000), `--only get,list,…`, `--targets limit,peer,uws,node,pg-peer,pg`,
  * `--max-steal P` (2), `--retries N` (2).
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -25,8 +25,15 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { prepareData, type BenchData } from './bench-data.js'
+import { preparePgData, type PgBenchData } from './pg-bench-data.js'
 import { ProcessGroup } from './process-group.js'
-import { TARGETS, formatTable, type Measurement, type TargetName } from './result-table.js'
+import {
+  TARGETS,
+  formatTable,
+  onPostgres,
+  type Measurement,
+  type TargetName,
+} from './result-table.js'
 import { keepMedianRounds } from './rounds.js'
 import { SCENARIOS } from './scenarios.js'
 import { checkTargets, formatChecks } from './target-checks.js'
@@ -90,6 +97,9 @@ try {
 async function main(): Promise<void> {
   ensureWrk()
   const data = await prepareData(group, { dataDir, distRoot, repoRoot }, rows)
+  const pgData = targets.some(onPostgres)
+    ? await preparePgData(group, { dataDir, distRoot, repoRoot }, rows)
+    : undefined
   console.log(
     `data: ${data.rows.toLocaleString('en-US')} rows, search "${data.searchPrefix}", ` +
       `filter ${data.createdFrom}..${data.createdTo}, detail ${data.detailBytes} bytes`,
@@ -102,7 +112,7 @@ async function main(): Promise<void> {
   const taken: Measurement[] = []
   for (let round = 1; round <= rounds; round++) {
     if (rounds > 1) console.log(`round ${round} of ${rounds}`)
-    taken.push(...(await runRound(data, round)))
+    taken.push(...(await runRound(data, pgData, round)))
   }
   const measurements = keepMedianRounds(taken)
 
@@ -173,7 +183,11 @@ async function main(): Promise<void> {
 }
 
 /** One round: every target in turn, started afresh, through every scenario that applies to it. */
-async function runRound(data: BenchData, round: number): Promise<Measurement[]> {
+async function runRound(
+  data: BenchData,
+  pgData: PgBenchData | undefined,
+  round: number,
+): Promise<Measurement[]> {
   const measurements: Measurement[] = []
   for (const targetName of targets) {
     const applicable = scenarios.filter((s) => targetName !== 'limit' || s.name === 'get')
@@ -184,6 +198,7 @@ async function runRound(data: BenchData, round: number): Promise<Measurement[]> 
       repoRoot,
       dataDir,
       data,
+      pgData,
       core: SERVER_CORE,
     })
     try {

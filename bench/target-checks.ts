@@ -1,4 +1,4 @@
-import type { Measurement, TargetName } from './result-table.js'
+import { peerOf, type Measurement, type TargetName } from './result-table.js'
 
 /** One target of issue 5, judged on one run. */
 export interface Check {
@@ -26,6 +26,7 @@ export function checkTargets(measurements: readonly Measurement[]): Check[] {
   const checks: Check[] = []
   for (const target of ['uws', 'node'] as const) {
     const get = find('get', target)
+    if (get === undefined && !measurements.some((m) => m.target === target)) continue
     if (get !== undefined) {
       const vsLimit = times(get.requestsPerSecond, find('get', 'limit')?.requestsPerSecond)
       const vsPeer = times(get.requestsPerSecond, find('get', 'peer')?.requestsPerSecond)
@@ -78,6 +79,41 @@ export function checkTargets(measurements: readonly Measurement[]): Check[] {
       })
     }
   }
+  checks.push(...checkPostgres(measurements))
+  return checks
+}
+
+/**
+ * The goals of the PostgreSQL issue for the service on PostgreSQL, against the peer on
+ * PostgreSQL: every list scenario 50x with p99 under 50 ms, get 2x, create 1.2x.
+ */
+function checkPostgres(measurements: readonly Measurement[]): Check[] {
+  const target = 'pg'
+  const peer = peerOf(target)
+  const find = (scenario: string, name: TargetName) =>
+    measurements.find((m) => m.scenario === scenario && m.target === name)
+  const checks: Check[] = []
+  const ratio = (scenario: string, goal: string, atLeast: number, p99Below?: number) => {
+    const m = find(scenario, target)
+    if (m === undefined) return
+    const base = find(scenario, peer)?.requestsPerSecond
+    const times = base === undefined ? undefined : m.requestsPerSecond / base
+    const p99 = p99Below === undefined ? '' : `, p99 ${m.p99Ms.toFixed(2)} ms`
+    checks.push({
+      target,
+      goal,
+      actual: `${times === undefined ? 'pg-peer not run' : `${times.toFixed(2)}x`}${p99}`,
+      met:
+        times === undefined
+          ? undefined
+          : times >= atLeast && (p99Below === undefined || m.p99Ms < p99Below),
+    })
+  }
+  ratio('get', 'get: >= 2x the pg-peer', 2)
+  for (const scenario of LIST_SCENARIOS) {
+    ratio(scenario, `${scenario}: >= 50x the pg-peer, p99 < 50 ms`, 50, 50)
+  }
+  ratio('create', 'create: >= 1.2x the pg-peer', 1.2)
   return checks
 }
 

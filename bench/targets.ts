@@ -4,6 +4,7 @@ import { copyFileSync, existsSync, openSync, readFileSync, closeSync } from 'nod
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { removeDatabase, type BenchData, type Credentials } from './bench-data.js'
+import { copyDatabase, databaseUrl, dropDatabase, type PgBenchData } from './pg-bench-data.js'
 import { exitOf, hasExited, type ProcessGroup } from './process-group.js'
 import type { TargetName } from './result-table.js'
 
@@ -27,6 +28,8 @@ export interface TargetContext {
   /** Per-run working copies of the databases (under `bench/.data`). */
   readonly dataDir: string
   readonly data: BenchData
+  /** The PostgreSQL data, when a PostgreSQL target runs. */
+  readonly pgData: PgBenchData | undefined
   /** Core the server is pinned to. */
   readonly core: number
 }
@@ -52,6 +55,7 @@ export async function startTarget(name: TargetName, ctx: TargetContext): Promise
   const logFile = join(ctx.dataDir, `${name}.stderr.log`)
   const stderr = openSync(logFile, 'w')
   let workDb: string | undefined
+  let workDatabase: string | undefined
   let child: ChildProcess
   try {
     const stdio = ['ignore', 'ignore', stderr] as const
@@ -84,6 +88,50 @@ export async function startTarget(name: TargetName, ctx: TargetContext): Promise
           { core: ctx.core, stdio: [...stdio] },
         )
         break
+      case 'pg-peer': {
+        ensurePeerInstalled(ctx.repoRoot)
+        const pgData = requirePgData(ctx)
+        workDatabase = 'bench_work_peer'
+        await copyDatabase(pgData.seedDatabase, workDatabase)
+        child = ctx.group.spawn(
+          process.execPath,
+          [
+            join(ctx.repoRoot, 'bench', 'peer', 'server.mjs'),
+            '--database-url',
+            databaseUrl(workDatabase, 'peer'),
+            '--port',
+            String(port),
+          ],
+          { core: ctx.core, stdio: [...stdio] },
+        )
+        break
+      }
+      case 'pg': {
+        const pgData = requirePgData(ctx)
+        workDatabase = 'bench_work_service'
+        const url = await copyDatabase(pgData.seedDatabase, workDatabase)
+        child = ctx.group.spawn(
+          process.execPath,
+          [
+            join(ctx.distRoot, 'server', 'cli.js'),
+            'serve',
+            '--database-url',
+            url,
+            '--host',
+            '127.0.0.1',
+            '--port',
+            String(port),
+            '--transport',
+            'uws',
+          ],
+          {
+            core: ctx.core,
+            env: { ...process.env, ...UNLIMITED_ENV, NODE_ENV: 'production' },
+            stdio: [...stdio],
+          },
+        )
+        break
+      }
       case 'uws':
       case 'node':
         workDb = workingCopy(ctx.data.serviceDb, join(ctx.dataDir, 'service-work.db'))
@@ -115,17 +163,37 @@ export async function startTarget(name: TargetName, ctx: TargetContext): Promise
   const stop = async () => {
     await ctx.group.stop(child)
     if (workDb !== undefined) removeDatabase(workDb)
+    if (workDatabase !== undefined) await dropDatabase(workDatabase)
   }
   try {
     await waitUntilReady(child, baseUrl, logFile)
-    const credentials =
-      name === 'limit' ? undefined : name === 'peer' ? ctx.data.peerClient : ctx.data.client
+    const credentials = credentialsOf(name, ctx)
     const token = credentials === undefined ? undefined : await login(baseUrl, credentials)
     return { name, process: child, baseUrl, token, stop }
   } catch (error) {
     await stop()
     throw error
   }
+}
+
+function credentialsOf(name: TargetName, ctx: TargetContext): Credentials | undefined {
+  switch (name) {
+    case 'limit':
+      return undefined
+    case 'peer':
+      return ctx.data.peerClient
+    case 'pg-peer':
+      return requirePgData(ctx).peerClient
+    case 'pg':
+      return requirePgData(ctx).client
+    default:
+      return ctx.data.client
+  }
+}
+
+function requirePgData(ctx: TargetContext): PgBenchData {
+  if (ctx.pgData === undefined) throw new Error('a PostgreSQL target runs without its data')
+  return ctx.pgData
 }
 
 /** Installs the peer's own dependencies (Fastify) on first use; they are not the product's. */

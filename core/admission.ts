@@ -26,8 +26,9 @@ export interface AdmittedAnonymous {
 /**
  * Decides whether a request may proceed, by the operation's policy (`OPERATIONS`): verifies the
  * token and that its session, client and `jti` are not revoked (401), draws from the limit
- * class (429), checks the scope (403), in that order, then runs the operation's work. Any domain
- * error is rethrown with the request's rate-limit state and client attached.
+ * class (429), checks that the token holds every scope the policy names (403, D2, D29), in
+ * that order, then runs the operation's work. Any domain error is rethrown with the request's
+ * rate-limit state and client attached.
  */
 export class Admission {
   readonly #tokens: AccessTokens
@@ -55,10 +56,12 @@ export class Admission {
     } catch (error) {
       throw withContext(error, { clientId })
     }
-    const scope = policy.scope
+    const required = policy.scopes
     return attachContext({ rateLimit, clientId }, () => {
-      if (scope !== undefined && !claims.scopes.includes(scope))
-        throw new InsufficientScopeError(scope)
+      for (let i = 0; i < required.length; i++) {
+        const scope = required[i]!
+        if (!claims.scopes.includes(scope)) throw new InsufficientScopeError(scope)
+      }
       return work({ claims, rateLimit })
     })
   }

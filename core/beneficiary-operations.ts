@@ -51,6 +51,8 @@ export interface BeneficiarySettings {
 }
 
 const MAX_UPDATE_ATTEMPTS = 8
+/** The version of a record as `create` stores it. */
+const CREATED_VERSION = 1
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 const ID = /^[1-9][0-9]{0,15}$/
 
@@ -154,9 +156,11 @@ export class BeneficiaryOperations {
         }
       }
       if (outcome.fingerprint !== claim?.fingerprint) throw new IdempotencyKeyReusedError()
-      // Same key, same body: the original 201 again. Its fields are this request's, by the fingerprint.
+      // Same key, same body: the original 201 again. Its fields are this request's, by the
+      // fingerprint, and its ETag the one of a new record (the store contract: version 1).
       return {
         value: createdOf(outcome.beneficiaryId, fields, outcome.createdAt),
+        etag: etagOf(CREATED_VERSION),
         replayed: true,
         rateLimit,
         clientId: claims.clientId,

@@ -222,7 +222,9 @@ export class RateLimitedError extends DomainError {
 
   constructor(retryAfterMs: number, rateLimit: RateLimitStatus) {
     const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000))
-    super(`Rate limit exceeded. Retry in ${seconds} seconds.`, { rateLimit })
+    super(`Rate limit exceeded. Retry in ${seconds} second${seconds === 1 ? '' : 's'}.`, {
+      rateLimit,
+    })
     this.retryAfterMs = retryAfterMs
     this.retryAfterSeconds = seconds
   }

@@ -13,12 +13,19 @@ export type OperationName =
   | 'setStatus'
   | 'history'
 
+/** A scope a token may hold (D2). */
+export type Scope = 'read' | 'write'
+
 /** What the service requires of a request before it does an operation's work. */
 export interface OperationPolicy {
   /** Whether the request must carry an access token (login and refresh carry credentials instead). */
   readonly authenticated: boolean
-  /** The scope the token must hold (D2), or `undefined` when any valid token will do. */
-  readonly scope: 'read' | 'write' | undefined
+  /**
+   * Every scope the token must hold; empty when any valid token will do. `write` for a change
+   * (D2), and `read` too when the answer carries a record (D29: PUT and the status transition
+   * answer with the detail shape). A token lacking one is refused with the first it lacks.
+   */
+  readonly scopes: readonly Scope[]
   /** The limit class the request draws one token from (D19). */
   readonly limitClass: LimitClass
   /**
@@ -35,66 +42,66 @@ export interface OperationPolicy {
  * and the HTTP server's route table, router and OpenAPI document read it.
  */
 export const OPERATIONS: Readonly<Record<OperationName, OperationPolicy>> = Object.freeze({
-  login: { authenticated: false, scope: undefined, limitClass: 'auth', limitKey: 'ip', body: true },
+  login: { authenticated: false, scopes: [], limitClass: 'auth', limitKey: 'ip', body: true },
   refresh: {
     authenticated: false,
-    scope: undefined,
+    scopes: [],
     limitClass: 'auth',
     limitKey: 'ip',
     body: true,
   },
   logout: {
     authenticated: true,
-    scope: undefined,
+    scopes: [],
     limitClass: 'standard',
     limitKey: 'client',
     body: true,
   },
   list: {
     authenticated: true,
-    scope: 'read',
+    scopes: ['read'],
     limitClass: 'standard',
     limitKey: 'client',
     body: false,
   },
   get: {
     authenticated: true,
-    scope: 'read',
+    scopes: ['read'],
     limitClass: 'standard',
     limitKey: 'client',
     body: false,
   },
   create: {
     authenticated: true,
-    scope: 'write',
+    scopes: ['write'],
     limitClass: 'write',
     limitKey: 'client',
     body: true,
   },
   update: {
     authenticated: true,
-    scope: 'write',
+    scopes: ['write', 'read'],
     limitClass: 'write',
     limitKey: 'client',
     body: true,
   },
   remove: {
     authenticated: true,
-    scope: 'write',
+    scopes: ['write'],
     limitClass: 'write',
     limitKey: 'client',
     body: false,
   },
   setStatus: {
     authenticated: true,
-    scope: 'write',
+    scopes: ['write', 'read'],
     limitClass: 'write',
     limitKey: 'client',
     body: true,
   },
   history: {
     authenticated: true,
-    scope: 'read',
+    scopes: ['read'],
     limitClass: 'standard',
     limitKey: 'client',
     body: false,

@@ -26,6 +26,7 @@ export type HttpErrorCode =
   | 'method_not_allowed'
   | 'request_timeout'
   | 'payload_too_large'
+  | 'request_header_fields_too_large'
   | 'unsupported_media_type'
   | 'internal_error'
 
@@ -37,6 +38,7 @@ export const STATUS_BY_HTTP_CODE: Readonly<Record<HttpErrorCode, number>> = Obje
   method_not_allowed: 405,
   request_timeout: 408,
   payload_too_large: 413,
+  request_header_fields_too_large: 431,
   unsupported_media_type: 415,
   internal_error: 500,
 })

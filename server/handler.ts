@@ -220,12 +220,12 @@ class RequestHandler {
 /** Why a body cannot reach the service: the status and the standard body's fields (D12). */
 class BodyRefusal {
   readonly status: number
-  readonly code: HttpErrorCode
+  readonly code: HttpErrorCode | 'bad_request'
   readonly message: string
 
-  constructor(code: HttpErrorCode, message: string) {
+  constructor(code: HttpErrorCode | 'bad_request', message: string) {
     this.code = code
-    this.status = STATUS_BY_HTTP_CODE[code]
+    this.status = code === 'bad_request' ? STATUS_BY_CODE[code] : STATUS_BY_HTTP_CODE[code]
     this.message = message
   }
 }
@@ -251,6 +251,34 @@ function readBody(request: ApiRequest, takesBody: boolean): unknown {
     if (!parsed.ok) throw new BadRequestError(parsed.message)
     return parsed.value
   }
+}
+
+/** Why a transport refuses a request that its handler never sees. */
+export type TransportRefusal = 'framing' | 'malformed' | 'timeout' | 'headers_too_large'
+
+const REFUSALS: Readonly<Record<TransportRefusal, BodyRefusal>> = {
+  framing: new BodyRefusal(
+    'bad_request',
+    'The request has conflicting or unsupported Content-Length or Transfer-Encoding headers.',
+  ),
+  malformed: new BodyRefusal('bad_request', 'The request is not well-formed HTTP/1.1.'),
+  timeout: new BodyRefusal('request_timeout', 'The request did not arrive in time.'),
+  headers_too_large: new BodyRefusal(
+    'request_header_fields_too_large',
+    'The request headers are too large.',
+  ),
+}
+
+/**
+ * The answer to a request a transport refuses before its handler can see it (D12): framing that
+ * could smuggle a request (RFC 9112, 6.3) or malformed HTTP (400), headers over the transport's
+ * limit (431), headers that did not arrive in time (408). The standard error body with a new
+ * request id; nothing about such a request is trusted, so nothing of it is routed, limited or
+ * logged. The transport closes the connection after it.
+ */
+export function refusalResponse(refusal: TransportRefusal): ApiResponse {
+  const { status, code, message } = REFUSALS[refusal]
+  return httpError(status, code, message, requestIdFor(undefined))
 }
 
 function bearerToken(header: string | undefined): string | undefined {

@@ -62,7 +62,9 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): Json & { pat
     const item = (paths[template] ??= {})
     const names = [...template.matchAll(/\{([^}]*)\}/g)].map((found) => found[1]!)
     if (names.length > 0) item['parameters'] = names.map((name) => PATH_PARAMETERS[name]!)
-    item[route.method.toLowerCase()] = operationObject(route)
+    const operation = operationObject(route)
+    item[route.method.toLowerCase()] = operation
+    if (route.method === 'GET') item['head'] = headOperation(operation)
   }
   const document = {
     openapi: '3.1.0',
@@ -70,7 +72,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): Json & { pat
       title: 'Beneficiary service',
       version: '3.0.3',
       description:
-        'HTTP/JSON API for managing beneficiaries. Every response carries X-Request-Id, Cache-Control: no-store and X-Content-Type-Options: nosniff (D24). An unknown path is 404; a known path with a method it does not answer is 405 `method_not_allowed` with an Allow header (D12). Errors use the standard body (specification 7.1).',
+        'HTTP/JSON API for managing beneficiaries. Every response carries X-Request-Id, Cache-Control: no-store and X-Content-Type-Options: nosniff (D24). HEAD is answered wherever GET is, with the same status, headers, scope and limit class and no body (D28). An unknown path is 404; a known path with a method it does not answer is 405 `method_not_allowed` with an Allow header (D12). PUT and the status transition answer with the record, so their token needs `read` as well as `write` (D29). Errors use the standard body (specification 7.1).',
     },
     servers: [{ url: '/' }],
     tags: [{ name: 'auth' }, { name: 'beneficiaries' }, { name: 'service' }],
@@ -137,7 +139,9 @@ function operationObject(route: Route): Json {
     responses[String(status)] = {
       description:
         (route.kind === 'server' ? route.errorDescription : undefined) ??
-        ERROR_DESCRIPTIONS[status],
+        (status === 403 && policy !== undefined
+          ? scopeDescription(policy.scopes)
+          : ERROR_DESCRIPTIONS[status]),
       headers: headerRefs([...COMMON_HEADERS, ...extra]),
       content: ERROR_CONTENT,
     }
@@ -153,8 +157,9 @@ function operationObject(route: Route): Json {
     operationId: route.operation,
     tags: [route.tag],
     summary: route.summary,
-    security: policy?.authenticated === true ? [{ bearerAuth: [] }] : [],
-    ...(policy?.scope !== undefined && { 'x-required-scope': policy.scope }),
+    // OpenAPI 3.1 lets a bearer requirement list the scopes (roles) it needs.
+    security: policy?.authenticated === true ? [{ bearerAuth: policy.scopes }] : [],
+    ...(policy !== undefined && policy.scopes.length > 0 && { 'x-required-scopes': policy.scopes }),
     ...(policy !== undefined && { 'x-rate-limit-class': policy.limitClass }),
     parameters,
     ...(body !== undefined && {
@@ -174,6 +179,22 @@ function operationObject(route: Route): Json {
   }
 }
 
+/** HEAD beside a GET (D28): the same operation, status and headers, never a body. */
+function headOperation(get: Json): Json {
+  const responses: Record<string, Json> = {}
+  for (const [status, response] of Object.entries(get['responses'] as Record<string, Json>)) {
+    responses[status] = Object.fromEntries(
+      Object.entries(response).filter(([key]) => key !== 'content'),
+    )
+  }
+  return {
+    ...get,
+    operationId: `${String(get['operationId'])}Head`,
+    summary: `${String(get['summary'])} HEAD: the same answer without its body (D28).`,
+    responses,
+  }
+}
+
 /** The error statuses of a route: those its policy and its facts imply, then its own. */
 function errorStatuses(route: Route): readonly ErrorStatus[] {
   if (route.kind === 'server') return route.errors
@@ -182,12 +203,19 @@ function errorStatuses(route: Route): readonly ErrorStatus[] {
     ...(policy.body ? BODY_ERRORS : []),
     ...(route.query !== undefined ? ([400] as const) : []),
     ...(policy.authenticated ? ([401] as const) : []),
-    ...(policy.scope !== undefined ? ([403] as const) : []),
+    ...(policy.scopes.length > 0 ? ([403] as const) : []),
     ...(route.ifMatch ? ([412] as const) : []),
     429,
     503,
     ...route.errors,
   ]
+}
+
+/** The 403 of an operation, naming the scopes its token needs (D2, D29). */
+function scopeDescription(scopes: readonly string[]): string {
+  const names = scopes.map((scope) => `\`${scope}\``).join(' and ')
+  const why = scopes.length > 1 ? ', since the answer carries the record (D29)' : ''
+  return `${ERROR_DESCRIPTIONS[403]} The token must hold ${names}${why}.`
 }
 
 /** The headers a success may carry beyond the common and rate-limit ones. */

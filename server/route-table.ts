@@ -8,7 +8,7 @@ export interface PathEntry {
   readonly pattern: string
   /** Value of the `Allow` header of a 405 on this path. */
   readonly allow: string
-  /** The route of each method the path answers. */
+  /** The route of each method the path answers; HEAD is the GET route (D28). */
   readonly routes: Readonly<Partial<Record<string, Route>>>
 }
 
@@ -54,7 +54,8 @@ export class RouteTable {
     const statics = new Map<string, RouteMatch>()
     const groups = new Map<string, TemplateGroup>()
     const entries: PathEntry[] = []
-    for (const [template, methods] of byTemplate) {
+    for (const [template, declared] of byTemplate) {
+      const methods = withHead(declared)
       const entry: PathEntry = Object.freeze({
         template,
         pattern: template.replaceAll(/\{([^}]*)\}/g, ':$1'),
@@ -96,6 +97,21 @@ export class RouteTable {
     }
     return undefined
   }
+}
+
+/**
+ * The routes of one path with HEAD answered by the GET route, listed right after it (D28: same
+ * status, headers, scope and limit class; the transport leaves the body out).
+ */
+function withHead(declared: Record<string, Route>): Record<string, Route> {
+  const get = declared['GET']
+  if (get === undefined) return declared
+  const methods = Object.create(null) as Record<string, Route>
+  for (const method in declared) {
+    methods[method] = declared[method]!
+    if (method === 'GET') methods['HEAD'] = get
+  }
+  return methods
 }
 
 /** The templates that start with the same literal text, up to their first parameter. */

@@ -22,9 +22,12 @@ export interface StartServerOptions {
   readonly basePath?: string | undefined
   /** One JSON line per request goes here (a pino logger). Default: none. */
   readonly logger?: HandlerLogger | undefined
-  /** Time for a whole request to arrive. Default 30 s. */
+  /**
+   * Time for a request's body to arrive once its headers have; then 408 `request_timeout` on
+   * both transports. Default 5 s; at most 7 s over uws (`MAX_UWS_BODY_TIMEOUT_MS`).
+   */
   readonly requestTimeoutMs?: number | undefined
-  /** Time for the request headers to arrive (node transport). Default 10 s. */
+  /** Time for the request headers to arrive (node transport; 408 after). Default 10 s. */
   readonly headersTimeoutMs?: number | undefined
   /** Body cap in bytes. Default 1 MiB (D12). */
   readonly maxBodyBytes?: number | undefined
@@ -59,7 +62,8 @@ const TRANSPORTS: Readonly<Record<TransportName, Transport>> = {
  * await server.close()
  *
  * @throws TransportUnavailableError when the `uws` transport cannot load on this platform.
- * @throws TypeError for a malformed `basePath` or `trustProxy` entry.
+ * @throws TypeError for a malformed `basePath` or `trustProxy` entry, or a `requestTimeoutMs`
+ *   the transport cannot keep.
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const transportName = options.transport ?? 'uws'

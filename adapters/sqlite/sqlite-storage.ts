@@ -1,3 +1,4 @@
+import { closeSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { StorageUnavailableError } from '../../core/errors.js'
 import type { Storage } from '../../core/ports/storage.js'
@@ -142,10 +143,29 @@ export class SqliteStorage implements Storage {
   }
 }
 
+/** Mode of a database file the adapter creates: its owner's alone (D32). */
+export const SQLITE_FILE_MODE = 0o600
+
+/**
+ * Creates a missing database file, empty (which SQLite reads as an empty database), with
+ * `SQLITE_FILE_MODE` rather than SQLite's 0644 less the umask; SQLite then gives the WAL,
+ * shared-memory and journal files it creates beside it the database file's mode. An existing
+ * file is left as it is. Best effort: when the file cannot be created, opening it reports why.
+ */
+function createPrivately(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', SQLITE_FILE_MODE))
+  } catch {
+    // Exists already, or cannot be created: `new Database` says which.
+  }
+}
+
 /**
  * Opens (creating if needed) the SQLite file at `config.path`, applies the pragmas
  * (`applySqlitePragmas`: WAL, `synchronous=FULL` by default, busy timeout, foreign keys) and
- * runs the pending migrations. The storage owns the connection: `close()` closes it.
+ * runs the pending migrations. The storage owns the connection: `close()` closes it. A file it
+ * creates is readable and writable by its owner only (0600), and so are the side files SQLite
+ * creates beside it (D32); an existing file keeps its mode.
  *
  * @throws Error when the file cannot be opened or a migration fails (the file is left as it
  * was); TypeError for invalid options.
@@ -158,6 +178,7 @@ export async function openSqliteStorage(config: SqliteConfig): Promise<SqliteSto
   if (typeof config.path !== 'string' || config.path.length === 0) {
     throw new TypeError('path must be a file path or ":memory:"')
   }
+  if (config.path !== ':memory:') createPrivately(config.path)
   const db = new Database(config.path)
   try {
     applySqlitePragmas(db, config)

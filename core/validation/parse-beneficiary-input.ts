@@ -11,7 +11,7 @@ import {
 } from '../beneficiary.js'
 import { Address, RESERVED_KEYS } from './beneficiary-schemas.js'
 import { fiscalCodeBirthDateProblem } from './fiscal-code.js'
-import { hasControlCharacters, normaliseText } from './normalise-text.js'
+import { hasControlCharacters, normaliseName, normaliseText } from './normalise-text.js'
 import { isPlainObject, requireObjectBody } from './plain-object.js'
 import { ProblemList } from './problem-list.js'
 import { schemaProblems } from './schema-problems.js'
@@ -109,6 +109,9 @@ function normaliseField(key: string, value: unknown, problems: ProblemList): unk
       const text = normaliseText(value, key, problems)
       return typeof text === 'string' ? text.replace(PHONE_SEPARATORS, '') : text
     }
+    case 'first_name':
+    case 'last_name':
+      return normaliseName(value, key, problems)
     case 'fiscal_code': {
       const text = normaliseText(value, key, problems)
       return typeof text === 'string' ? text.toUpperCase() : text

@@ -16,6 +16,7 @@ export interface CliIo {
 /** Options every command takes. */
 export const COMMON_OPTIONS = {
   db: { type: 'string' },
+  'database-url': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options']
 

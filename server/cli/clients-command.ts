@@ -2,7 +2,7 @@ import { nodeSha256 } from '../node-sha256.js'
 import { createClientAdmin, isDomainError, type ClientAdmin } from '../../core/index.js'
 import { CommandFailedError, UsageError } from './cli-error.js'
 import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
-import { databasePath, openDatabase } from './database.js'
+import { openCliDatabase, storageTarget } from './storage-target.js'
 import { CLIENTS_HELP } from './help.js'
 import { Settings } from './settings.js'
 
@@ -35,7 +35,8 @@ export async function clientsCommand(args: readonly string[], io: CliIo): Promis
   if (action !== 'revoke' && id !== undefined)
     throw new UsageError(`unexpected argument ${JSON.stringify(id)}`)
   const settings = new Settings(values, io.env)
-  const storage = await openDatabase(databasePath(settings))
+  const database = await openCliDatabase(storageTarget(settings))
+  const storage = database.storage
   try {
     // Client administration signs nothing, so it needs no signing key (and creates none).
     const clients = createClientAdmin({ storage, sha256: nodeSha256 })
@@ -53,7 +54,7 @@ export async function clientsCommand(args: readonly string[], io: CliIo): Promis
         return 0
     }
   } finally {
-    await storage.close()
+    await database.close()
   }
 }
 

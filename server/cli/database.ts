@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import {
   openSqliteStorage,
@@ -17,10 +17,10 @@ export function databasePath(settings: Settings): string {
 }
 
 /**
- * Opens (creating it and its folder when missing) the SQLite database at `path` and brings its
- * schema up to date. A write waits up to `busyTimeoutMs` (default 5000) for another process's;
- * `checkpoint` as in `SqliteConfig` (the server checkpoints in the background, other commands
- * inline).
+ * Opens (creating it and its folder when missing, 0600 and 0700, D32) the SQLite database at
+ * `path` and brings its schema up to date. A write waits up to `busyTimeoutMs` (default 5000)
+ * for another process's; `checkpoint` as in `SqliteConfig` (the server checkpoints in the
+ * background, other commands inline).
  * @throws CommandFailedError naming the path when it cannot be opened.
  */
 export async function openDatabase(
@@ -28,10 +28,36 @@ export async function openDatabase(
   options: Pick<SqliteConfig, 'busyTimeoutMs' | 'checkpoint'> = {},
 ): Promise<SqliteStorage> {
   try {
-    if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true })
+    // Every folder made here is its owner's alone (D32); an existing one is left as it is.
+    if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true, mode: 0o700 })
     return await openSqliteStorage({ ...options, path })
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
     throw new CommandFailedError(`cannot open the database ${path}: ${reason}`, { cause: error })
   }
+}
+
+/** The side files SQLite may keep beside a database. */
+const SIDE_FILES = ['-wal', '-shm', '-journal']
+
+/**
+ * The database file and those of its side files that exist, each with its mode, when other
+ * users may read or write it (any group or other permission bit): what `serve` warns about at
+ * start (D32). Empty for `:memory:` and for files only their owner can open.
+ */
+export function filesOpenToOthers(
+  path: string,
+): { readonly file: string; readonly mode: string }[] {
+  if (path === ':memory:') return []
+  const open: { file: string; mode: string }[] = []
+  for (const file of [path, ...SIDE_FILES.map((suffix) => path + suffix)]) {
+    let mode: number
+    try {
+      mode = statSync(file).mode & 0o777
+    } catch {
+      continue
+    }
+    if ((mode & 0o077) !== 0) open.push({ file, mode: mode.toString(8).padStart(4, '0') })
+  }
+  return open
 }

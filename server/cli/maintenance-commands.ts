@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { backupSqlite, seedBeneficiaries } from '../../adapters/sqlite/index.js'
+import { backupSqlite } from '../../adapters/sqlite/index.js'
 import { CommandFailedError, UsageError } from './cli-error.js'
 import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
-import { databasePath, openDatabase } from './database.js'
+import { openDatabase } from './database.js'
 import { fakeBeneficiaries } from './fake-beneficiaries.js'
 import { BACKUP_HELP, MIGRATE_HELP, SEED_HELP } from './help.js'
 import { Settings } from './settings.js'
+import { describeTarget, openCliDatabase, storageTarget } from './storage-target.js'
 
 /**
  * `beneficiaries migrate`: applies pending migrations (opening the database does) and prints
@@ -18,17 +19,14 @@ export async function migrateCommand(args: readonly string[], io: CliIo): Promis
     io.out(MIGRATE_HELP)
     return 0
   }
-  const path = databasePath(new Settings(values, io.env))
-  const storage = await openDatabase(path)
+  const target = storageTarget(new Settings(values, io.env))
+  const database = await openCliDatabase(target)
   try {
-    const applied = storage.database
-      .prepare<[], { name: string }>('SELECT name FROM kysely_migration ORDER BY name')
-      .all()
-      .map((row) => row.name)
-    io.out(JSON.stringify({ database: path, migrations: applied }))
+    const applied = await database.appliedMigrations()
+    io.out(JSON.stringify({ database: describeTarget(target), migrations: applied }))
     return 0
   } finally {
-    await storage.close()
+    await database.close()
   }
 }
 
@@ -41,7 +39,13 @@ export async function backupCommand(args: readonly string[], io: CliIo): Promise
   }
   const to = values['to']
   if (typeof to !== 'string' || to === '') throw new UsageError('backup needs --to FILE')
-  const path = databasePath(new Settings(values, io.env))
+  const target = storageTarget(new Settings(values, io.env))
+  if (target.kind === 'postgres') {
+    throw new UsageError(
+      'a PostgreSQL database is backed up with its own tool: pg_dump --format=custom --file FILE "$DATABASE_URL" (restore with pg_restore)',
+    )
+  }
+  const path = target.path
   if (!existsSync(path)) throw new CommandFailedError(`no database at ${path}`)
   if (resolve(to) === resolve(path)) throw new UsageError('must not be the database itself', '--to')
   const storage = await openDatabase(path)
@@ -73,14 +77,29 @@ export async function seedCommand(args: readonly string[], io: CliIo): Promise<n
   if (values['count'] === undefined) throw new UsageError('seed needs --count N')
   const count = settings.integer('count', undefined, 0, 1, 10_000_000)
   const seed = settings.integer('seed', undefined, 1, 0, 4_294_967_295)
-  const storage = await openDatabase(databasePath(settings))
+  const database = await openCliDatabase(storageTarget(settings))
   try {
     const started = performance.now()
-    const result = await seedBeneficiaries(storage, fakeBeneficiaries({ count, seed }))
+    const records = withProgress(fakeBeneficiaries({ count, seed }), count, io)
+    const result = await database.seed(records)
     const seconds = Math.round((performance.now() - started) / 10) / 100
     io.out(JSON.stringify({ first_id: result.firstId, count: result.count, seconds }))
     return 0
   } finally {
-    await storage.close()
+    await database.close()
+  }
+}
+
+/** Every ~2 s while `records` is read, a line on standard error: how many of `count` so far. */
+function* withProgress<T>(records: Iterable<T>, count: number, io: CliIo): Generator<T> {
+  let taken = 0
+  let lastLine = performance.now()
+  for (const record of records) {
+    yield record
+    taken++
+    if ((taken & 1023) === 0 && performance.now() - lastLine >= 2000) {
+      lastLine = performance.now()
+      io.err(`seed: ${taken.toLocaleString('en-US')} of ${count.toLocaleString('en-US')}`)
+    }
   }
 }

@@ -3,7 +3,8 @@ import { createBeneficiaryService } from '../../core/index.js'
 import { createLogger } from '../logger.js'
 import { startServer, type RunningServer } from '../start-server.js'
 import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
-import { DEFAULT_DATABASE_PATH, openDatabase } from './database.js'
+import { DEFAULT_DATABASE_PATH, filesOpenToOthers } from './database.js'
+import { describeTarget, openCliDatabase } from './storage-target.js'
 import { SERVE_HELP } from './help.js'
 import { readServeConfig } from './serve-config.js'
 import { Settings } from './settings.js'
@@ -27,6 +28,8 @@ const OPTIONS = {
   'jwt-secret-file': { type: 'string' },
   'shutdown-grace': { type: 'string' },
   'busy-timeout': { type: 'string' },
+  'pool-size': { type: 'string' },
+  'body-timeout': { type: 'string' },
 } as const
 
 const TRANSPORT_NAMES = { uws: 'hyper-express on uWebSockets.js', node: 'node:http' } as const
@@ -46,11 +49,27 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   }
   const config = readServeConfig(new Settings(values, io.env))
   const logger = createLogger({ level: config.logLevel })
+  // Before opening: SQLite gives the side files it creates the database file's mode (D32).
+  const files = config.database.kind === 'sqlite' ? filesOpenToOthers(config.database.path) : []
+  for (const { file, mode } of files) {
+    logger.warn(
+      { file, mode },
+      `${file} can be opened by other users of this machine (mode ${mode}): it holds personal data${config.keys === undefined ? ' and the token signing key' : ''}. Restrict it with: chmod 600 ${shellQuote(file)}`,
+    )
+  }
   // Checkpoints on a thread of their own: a write never waits for one (SqliteCheckpointer).
-  const storage = await openDatabase(config.db, {
+  const database = await openCliDatabase(config.database, {
     busyTimeoutMs: config.busyTimeoutMs,
     checkpoint: 'background',
+    poolSize: config.poolSize,
   })
+  const storage = database.storage
+  const db = describeTarget(config.database)
+  if (config.database.kind === 'postgres') {
+    logger.warn(
+      'Rate limits are kept per instance: with several instances on one database, each allows the full limit',
+    )
+  }
   let server: RunningServer
   try {
     const service = await createBeneficiaryService({
@@ -63,8 +82,13 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       ...(config.keys !== undefined && { keys: config.keys }),
     })
     if ((await service.clients.list()).length === 0) {
-      const db = config.db === DEFAULT_DATABASE_PATH ? '' : ` --db ${shellQuote(config.db)}`
-      const command = `npx beneficiaries clients create${db} --name my-app --scopes "read write"`
+      const where =
+        config.database.kind === 'postgres'
+          ? ' --database-url …'
+          : config.database.path === DEFAULT_DATABASE_PATH
+            ? ''
+            : ` --db ${shellQuote(config.database.path)}`
+      const command = `npx beneficiaries clients create${where} --name my-app --scopes "read write"`
       logger.warn({ command }, `No API client exists yet. Create one with: ${command}`)
     }
     server = await startServer({
@@ -76,14 +100,15 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       trustProxy: config.trustProxy,
       basePath: config.basePath,
       logger,
+      requestTimeoutMs: config.bodyTimeoutMs,
     })
   } catch (error) {
-    await storage.close()
+    await database.close()
     await new Promise<void>((resolve) => logger.flush(() => resolve()))
     throw error
   }
   logger.info(
-    { url: server.url, transport: server.transport, db: config.db },
+    { url: server.url, transport: server.transport, db },
     `Listening on ${server.url}${config.basePath} (transport ${server.transport}: ${TRANSPORT_NAMES[server.transport]})`,
   )
   const signal = await new Promise<string>((resolve) => {
@@ -92,7 +117,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   })
   logger.info({ signal }, 'Shutting down: no new connections, finishing requests in flight')
   await server.close(config.graceMs)
-  await storage.close()
+  await database.close()
   logger.info('Stopped')
   await new Promise<void>((resolve) => logger.flush(() => resolve()))
   return 0

@@ -6,12 +6,13 @@ import { LOG_LEVELS } from '../logger.js'
 import { isValidBasePath } from '../route-table.js'
 import type { TlsFiles, TransportName } from '../transports/transport.js'
 import { UsageError } from './cli-error.js'
-import { databasePath } from './database.js'
+import { storageTarget, type StorageTarget } from './storage-target.js'
 import type { Settings } from './settings.js'
 
 /** Everything `serve` needs, read and checked before anything starts. */
 export interface ServeConfig {
-  readonly db: string
+  /** The database: a SQLite file or a PostgreSQL URL. */
+  readonly database: StorageTarget
   readonly host: string
   readonly port: number
   readonly transport: TransportName
@@ -28,6 +29,10 @@ export interface ServeConfig {
   readonly graceMs: number
   /** How long a write waits for another process's lock on the database before a 503. */
   readonly busyTimeoutMs: number
+  /** PostgreSQL: connections in this instance's pool. */
+  readonly poolSize: number
+  /** How long a request body may take to arrive after its headers before a 408. */
+  readonly bodyTimeoutMs: number
 }
 
 const DAY = 86_400
@@ -55,7 +60,7 @@ export function readServeConfig(settings: Settings): ServeConfig {
   const host = settings.string('host', 'HOST', '127.0.0.1')
   if (host.trim() === '') throw new UsageError('must not be empty', settings.nameOf('host', 'HOST'))
   return {
-    db: databasePath(settings),
+    database: storageTarget(settings),
     host,
     port: settings.integer('port', 'PORT', 8080, 0, 65_535),
     transport: settings.choice('transport', 'TRANSPORT', 'uws', ['uws', 'node']),
@@ -85,6 +90,9 @@ export function readServeConfig(settings: Settings): ServeConfig {
     keys: readKeys(settings),
     graceMs: settings.integer('shutdown-grace', 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600) * 1000,
     busyTimeoutMs: settings.integer('busy-timeout', 'SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 10 * 60_000),
+    poolSize: settings.integer('pool-size', 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    // At most 7 s: uWebSockets.js closes a stalled body after 8 s without an answer.
+    bodyTimeoutMs: settings.integer('body-timeout', 'BODY_TIMEOUT_SECONDS', 5, 1, 7) * 1000,
   }
 }
 

@@ -3,10 +3,12 @@ import type * as HyperExpress from 'hyper-express'
 import type { Request, Response, Server } from 'hyper-express'
 import type { ApiRequest } from '../api-request.js'
 import type { ApiResponse } from '../api-response.js'
-import type { ApiHandler } from '../handler.js'
+import { refusalResponse, type ApiHandler, type TransportRefusal } from '../handler.js'
 import {
   FAILED_ANSWER,
   MAX_BODY_BYTES,
+  MAX_HEADER_BYTES,
+  MAX_UWS_BODY_TIMEOUT_MS,
   TRANSPORT_DEFAULTS,
   type RunningTransport,
   type Transport,
@@ -27,14 +29,15 @@ interface Exchange {
   readonly receivedAt: number
   /** Its place in the transport's `InFlight`. */
   slot: number
+  /** Whether its connection is paused, not read, until its answer is written (a write). */
+  held: boolean
 }
 
 /**
  * The handler's view of an exchange. The peer address is asked of uWS only when the handler
  * reads it (for the login limits): uWS answers with a new `ArrayBuffer`, whose allocation and
  * release cost 1.7–3.4 µs, up to a tenth of a get by id. The handler reads it before its first
- * `await`, inside the uWS callback that dispatched the request; a response that is gone by then
- * has no address to give.
+ * `await`, while the response is alive; a response that is gone by then has no address to give.
  */
 class ExchangeRequest implements ApiRequest {
   readonly method: string
@@ -82,7 +85,17 @@ const TIMED_OUT = Symbol('timed out')
  *
  * A body announced as larger than the cap, or one that does not arrive within
  * `requestTimeoutMs`, is answered at once (413 or 408) and the connection closed, without
- * reading the rest.
+ * reading the rest. So is a head over `MAX_HEADER_BYTES` (431), and framing that could smuggle
+ * a request (400: more than one Content-Length or Transfer-Encoding, a length that is not
+ * digits, a coding other than `chunked`; RFC 9112, 6.3).
+ *
+ * Pipelining: this uWS build closes a connection, without an answer, when a request arrives on
+ * it before the previous one is answered, and a route answered asynchronously always is. So no
+ * write is carried out before its connection has shown it is not pipelining: a request other
+ * than GET and HEAD waits for the rest of the read that brought it to be parsed (the check phase
+ * of the event loop) and is dropped, undone, when uWS closed its connection meanwhile; and its
+ * connection is not read again until it is answered, so that a request pipelined behind it in a
+ * later read waits, and is answered in its turn.
  *
  * @throws TransportUnavailableError when hyper-express or its native uWebSockets.js binary
  *   cannot load on this platform.
@@ -111,6 +124,8 @@ class HyperExpressTransport {
   readonly #timeoutMs: number
   readonly #inFlight = new InFlight<Exchange>()
   readonly #answers = new AnswerBatch()
+  /** Writes held back until the read that brought them has been parsed (see the class). */
+  readonly #held = new AnswerBatch()
   readonly #drain = new Drain()
   #closing = false
   // The response being written by #flush: uWS runs a cork callback synchronously, so these
@@ -119,12 +134,18 @@ class HyperExpressTransport {
   #out: ApiResponse = FAILED_ANSWER
   #head = false
   #close = false
+  #resume = false
   readonly #flush = (): void => this.#writeCorked()
 
   constructor(handler: ApiHandler, options: TransportOptions, hyperExpress: HyperExpressModule) {
     this.#handler = handler
     this.#cap = options.maxBodyBytes ?? MAX_BODY_BYTES
     this.#timeoutMs = options.requestTimeoutMs ?? TRANSPORT_DEFAULTS.requestTimeoutMs
+    if (!(this.#timeoutMs > 0 && this.#timeoutMs <= MAX_UWS_BODY_TIMEOUT_MS)) {
+      throw new TypeError(
+        `requestTimeoutMs must be from 1 to ${MAX_UWS_BODY_TIMEOUT_MS} over uws: uWebSockets.js closes a stalled body after 8 s without an answer`,
+      )
+    }
     this.#server = new hyperExpress.Server({
       // The cap is enforced here, with the API's own 413; the framework's would answer first.
       max_body_length: Number.MAX_SAFE_INTEGER,
@@ -155,24 +176,33 @@ class HyperExpressTransport {
       res,
       receivedAt: performance.now(),
       slot: -1,
+      held: false,
     }
     exchange.slot = this.#inFlight.add(exchange)
     const headers = req.headers
     const length = headers['content-length']
-    const chunked = headers['transfer-encoding'] !== undefined
-    if (length === undefined ? !chunked : length === '0') {
-      void this.#dispatch(exchange, undefined, undefined, false)
+    const coding = headers['transfer-encoding']
+    const method = req.method
+    // GET and HEAD change nothing: they are dispatched at once, the fast path.
+    const write = method !== 'GET' && method !== 'HEAD'
+    if (headBytes(req, headers) > MAX_HEADER_BYTES) {
+      this.#refuse(exchange, 'headers_too_large')
+    } else if ((length !== undefined || coding !== undefined) && !hasSoundFraming(req)) {
+      this.#refuse(exchange, 'framing')
+    } else if (length === undefined ? coding === undefined : length === '0') {
+      if (write) this.#hold(exchange, undefined)
+      else void this.#dispatch(exchange, undefined, undefined, false)
     } else if (Number(length) > this.#cap) {
       // Whatever of the body still arrives is dropped; the answer closes the connection.
       res.raw.onData(ignoreChunk)
       void this.#dispatch(exchange, undefined, 'too_large', true)
     } else {
-      void this.#read(exchange, chunked ? undefined : Number(length))
+      void this.#read(exchange, coding === undefined ? Number(length) : undefined, write)
     }
   }
 
-  async #read(exchange: Exchange, length: number | undefined): Promise<void> {
-    const body = await this.#collect(exchange.res, length)
+  async #read(exchange: Exchange, length: number | undefined, write: boolean): Promise<void> {
+    const body = await this.#collect(exchange, length, write)
     if (exchange.res.completed) {
       // The client went away meanwhile: nothing to answer.
       this.#settle(exchange)
@@ -180,9 +210,42 @@ class HyperExpressTransport {
       void this.#dispatch(exchange, undefined, 'timeout', true)
     } else if (body === TOO_LARGE) {
       void this.#dispatch(exchange, undefined, 'too_large', true)
+    } else if (write) {
+      this.#hold(exchange, body)
     } else {
       void this.#dispatch(exchange, body.byteLength === 0 ? undefined : body, undefined, false)
     }
+  }
+
+  /**
+   * Holds a write until the read that brought it has been parsed, with its connection paused
+   * (see the class): if uWS closed the connection meanwhile, for a request pipelined behind it,
+   * the write is dropped without being carried out; else it is dispatched.
+   */
+  #hold(exchange: Exchange, body: Uint8Array | undefined): void {
+    if (!exchange.held) {
+      exchange.res.raw.pause()
+      exchange.held = true
+    }
+    this.#held.add(() => {
+      if (exchange.res.completed) this.#settle(exchange)
+      else {
+        const sent = body === undefined || body.byteLength === 0 ? undefined : body
+        void this.#dispatch(exchange, sent, undefined, false)
+      }
+    })
+  }
+
+  /** Answers a request refused before the handler, and closes its connection. */
+  #refuse(exchange: Exchange, refusal: TransportRefusal): void {
+    const { req, res } = exchange
+    res.raw.onData(ignoreChunk)
+    const response = refusalResponse(refusal)
+    const head = req.method === 'HEAD'
+    this.#answers.add(() => {
+      if (!res.completed) this.#write(exchange, response, head, true)
+      this.#settle(exchange)
+    })
   }
 
   /**
@@ -193,10 +256,12 @@ class HyperExpressTransport {
    * arrives in the turn its time ran out cannot be handled after its 408 was decided.
    */
   #collect(
-    res: Response,
+    exchange: Exchange,
     length: number | undefined,
+    write: boolean,
   ): Promise<Uint8Array | typeof TOO_LARGE | typeof TIMED_OUT> {
     const cap = this.#cap
+    const res = exchange.res
     return new Promise((resolve) => {
       let size = 0
       const whole = length === undefined ? undefined : new Uint8Array(length)
@@ -221,6 +286,12 @@ class HyperExpressTransport {
         size += bytes.byteLength
         if (last) {
           clearTimeout(timer)
+          // A write's connection is read no further until it is answered (see #hold); paused
+          // here, in the read that completed the body, before any later read.
+          if (write) {
+            res.raw.pause()
+            exchange.held = true
+          }
           resolve(whole ?? concat(chunks, size))
         }
       })
@@ -245,7 +316,7 @@ class HyperExpressTransport {
     const close = early || this.#closing
     this.#answers.add(() => {
       // A client that went away meanwhile is marked completed by hyper-express.
-      if (!res.completed) this.#write(res, response, head, close)
+      if (!res.completed) this.#write(exchange, response, head, close)
       this.#settle(exchange)
     })
   }
@@ -255,18 +326,22 @@ class HyperExpressTransport {
     if (this.#inFlight.size === 0) this.#drain.idle()
   }
 
-  #write(res: Response, response: ApiResponse, head: boolean, close: boolean): void {
+  #write(exchange: Exchange, response: ApiResponse, head: boolean, close: boolean): void {
+    const res = exchange.res
     res.completed = true
     this.#raw = res.raw
     this.#out = response
     this.#head = head
     this.#close = close
+    this.#resume = exchange.held && !close
     this.#raw.cork(this.#flush)
     this.#raw = undefined
   }
 
   #writeCorked(): void {
     const raw = this.#raw!
+    // Before the answer ends the response, after which uWS allows no call on it.
+    if (this.#resume) raw.resume()
     const { status, headers, body } = this.#out
     raw.writeStatus(statusLine(status))
     for (const name in headers) raw.writeHeader(name, headers[name]!)
@@ -295,6 +370,48 @@ class HyperExpressTransport {
 }
 
 function ignoreChunk(): void {}
+
+/**
+ * The bytes of a request's target, header names and values, as node:http counts them against
+ * its limit. A loop over the parsed headers, without allocation: it runs for every request.
+ */
+function headBytes(req: Request, headers: Readonly<Record<string, string>>): number {
+  // uWS has no query (`undefined`, whatever the typings say) when the target has no `?`.
+  const query = req.path_query as string | undefined
+  let bytes = req.path.length + (query === undefined ? 0 : query.length + 1)
+  for (const name in headers) bytes += name.length + headers[name]!.length
+  return bytes
+}
+
+/**
+ * Whether the body's length is told one way only (RFC 9112, 6.3): one Content-Length of digits,
+ * or one Transfer-Encoding that is `chunked`. The framework keeps the last of repeated headers,
+ * uWS reads the first: the raw list tells them apart. Run only for requests with either header,
+ * inside the uWS callback, while the raw request is alive.
+ */
+function hasSoundFraming(req: Request): boolean {
+  let fields = 0
+  let sound = true
+  req.raw.forEach((name: string, value: string) => {
+    if (name === 'content-length') {
+      fields++
+      if (!isDigits(value)) sound = false
+    } else if (name === 'transfer-encoding') {
+      fields++
+      if (value.trim().toLowerCase() !== 'chunked') sound = false
+    }
+  })
+  return sound && fields === 1
+}
+
+function isDigits(text: string): boolean {
+  if (text.length === 0) return false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 48 || c > 57) return false
+  }
+  return true
+}
 
 function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
   const whole = new Uint8Array(size)

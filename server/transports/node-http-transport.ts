@@ -6,14 +6,18 @@ import {
 } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
 import type { ApiRequest } from '../api-request.js'
 import type { ApiResponse } from '../api-response.js'
-import type { ApiHandler } from '../handler.js'
+import { refusalResponse, type ApiHandler, type TransportRefusal } from '../handler.js'
 import { AnswerBatch } from './answer-batch.js'
 import { Drain } from './drain.js'
+import { rawResponse } from './raw-response.js'
 import {
   FAILED_ANSWER,
   MAX_BODY_BYTES,
+  MAX_HEADER_BYTES,
+  MAX_HEADER_FIELDS,
   TRANSPORT_DEFAULTS,
   type RunningTransport,
   type Transport,
@@ -22,10 +26,14 @@ import {
 
 /**
  * The node:http transport (node:https with TLS files): no native dependency, for platforms where
- * uWebSockets.js cannot load. Node's own `headersTimeout` and `requestTimeout` cut off slow
- * clients with a 408; bodies are read up to the cap and a 413 is answered as soon as it is passed,
- * the rest being discarded by Node as it arrives. Answers of one turn of the event loop are written
- * together (see `AnswerBatch`).
+ * uWebSockets.js cannot load. Bodies are read up to the cap and a 413 is answered as soon as it
+ * is passed, the rest being discarded by Node as it arrives; a body that has not arrived
+ * `requestTimeoutMs` after its headers is answered with a 408, as over uws, and more than
+ * `MAX_HEADER_FIELDS` header fields with a 431. What Node's parser refuses before there is a
+ * request (malformed HTTP or ambiguous framing, a head over `MAX_HEADER_BYTES`, headers slower
+ * than `headersTimeoutMs`) is answered in the standard error body too (400, 431, 408), and the
+ * connection closed. Answers of one turn of the event loop are
+ * written together (see `AnswerBatch`).
  */
 export const listenNodeHttp: Transport = async (handler, options) => {
   const tls =
@@ -38,6 +46,7 @@ export const listenNodeHttp: Transport = async (handler, options) => {
 class NodeHttpTransport {
   readonly #handler: ApiHandler
   readonly #cap: number
+  readonly #bodyTimeoutMs: number
   readonly #server: ReturnType<typeof createHttpServer>
   #inFlight = 0
   readonly #answers = new AnswerBatch()
@@ -54,17 +63,19 @@ class NodeHttpTransport {
   ) {
     this.#handler = handler
     this.#cap = options.maxBodyBytes ?? MAX_BODY_BYTES
-    const requestTimeout = options.requestTimeoutMs ?? TRANSPORT_DEFAULTS.requestTimeoutMs
-    const headersTimeout = Math.min(
-      options.headersTimeoutMs ?? TRANSPORT_DEFAULTS.headersTimeoutMs,
-      requestTimeout,
-    )
+    this.#bodyTimeoutMs = options.requestTimeoutMs ?? TRANSPORT_DEFAULTS.requestTimeoutMs
+    const headersTimeout = options.headersTimeoutMs ?? TRANSPORT_DEFAULTS.headersTimeoutMs
     const serverOptions = {
-      requestTimeout,
+      // Node's whole-request limit only backs up the body timer of #collect, which answers first.
+      requestTimeout: headersTimeout + this.#bodyTimeoutMs + 1_000,
       headersTimeout,
       keepAliveTimeout: 5_000,
       // How often Node checks the two timeouts above; finer than its 30 s default.
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeout / 4))),
+      // Node refuses a head of `maxHeaderSize` bytes or more; MAX_HEADER_BYTES are allowed.
+      maxHeaderSize: MAX_HEADER_BYTES + 1,
+      // Node keeps this many fields and drops the rest: one more than allowed tells #accept.
+      maxHeadersCount: MAX_HEADER_FIELDS + 1,
       noDelay: true,
     }
     this.#server =
@@ -73,6 +84,9 @@ class NodeHttpTransport {
         : createHttpsServer({ ...serverOptions, cert: tls.cert, key: tls.key })
     this.#server.on('request', (req: IncomingMessage, res: ServerResponse) =>
       this.#accept(req, res),
+    )
+    this.#server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
+      this.#refuse(error, socket),
     )
     this.#server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
       // Refusing an oversized body before the client sends it, rather than after.
@@ -99,7 +113,16 @@ class NodeHttpTransport {
     res.once('close', this.#onClose)
     const headers = req.headers
     const length = headers['content-length']
-    if (length === undefined ? headers['transfer-encoding'] === undefined : length === '0') {
+    const coding = headers['transfer-encoding']
+    if (req.rawHeaders.length > 2 * MAX_HEADER_FIELDS) {
+      const refused = refusalResponse('headers_too_large')
+      this.#answers.add(() => this.#write(res, refused, true))
+    } else if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
+      // Node frames `gzip, chunked` by its last coding and hands the body over still coded;
+      // as over uws, a coding other than chunked alone is refused (RFC 9112, 6.1).
+      const refused = refusalResponse('framing')
+      this.#answers.add(() => this.#write(res, refused, true))
+    } else if (length === undefined ? headers['transfer-encoding'] === undefined : length === '0') {
       void this.#dispatch(req, res, undefined, undefined, receivedAt)
     } else if (Number(length) > this.#cap) {
       void this.#dispatch(req, res, undefined, 'too_large', receivedAt)
@@ -112,11 +135,17 @@ class NodeHttpTransport {
     const chunks: Buffer[] = []
     let size = 0
     let refused = false
+    const timer = setTimeout(() => {
+      refused = true
+      chunks.length = 0
+      void this.#dispatch(req, res, undefined, 'timeout', receivedAt)
+    }, this.#bodyTimeoutMs).unref()
     req.on('data', (chunk: Buffer) => {
       if (refused) return
       size += chunk.length
       if (size > this.#cap) {
         refused = true
+        clearTimeout(timer)
         chunks.length = 0
         void this.#dispatch(req, res, undefined, 'too_large', receivedAt)
       } else {
@@ -125,10 +154,13 @@ class NodeHttpTransport {
     })
     req.on('end', () => {
       if (!refused) {
+        clearTimeout(timer)
         const body = size === 0 ? undefined : Buffer.concat(chunks, size)
         void this.#dispatch(req, res, body, undefined, receivedAt)
       }
     })
+    // A client that leaves mid-body ends nothing: only its timer remains, and it must not run.
+    req.once('close', () => clearTimeout(timer))
   }
 
   async #dispatch(
@@ -168,6 +200,33 @@ class NodeHttpTransport {
     res.end(response.body)
   }
 
+  /**
+   * Answers what Node's parser refused (`clientError`) in the standard error body, then closes
+   * the connection, as Node's default does with a bare status line. A request refused before
+   * its headers were complete has no response object: the answer goes to the socket. One
+   * refused in its body (a Transfer-Encoding Node cannot frame) has one, not yet answered: the
+   * answer goes through it, and the handler's is dropped. When an earlier request of the
+   * connection still waits for its answer (pipelining), which must come first, the connection
+   * is closed without a word, which a client reads as a refusal.
+   */
+  #refuse(error: NodeJS.ErrnoException, socket: Duplex): void {
+    // `_httpMessage` is the connection's response in progress, as Node's own handler checks it.
+    const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy()
+      return
+    }
+    const response = refusalResponse(REFUSAL_BY_CODE.get(error.code) ?? 'malformed')
+    if (pending === null || pending === undefined) {
+      socket.write(rawResponse(response))
+      socket.destroy()
+    } else if (!pending.headersSent && !pending.req.complete) {
+      this.#write(pending, response, true)
+    } else {
+      socket.destroy()
+    }
+  }
+
   async #close(graceMs: number): Promise<void> {
     this.#closing = true
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()))
@@ -177,3 +236,15 @@ class NodeHttpTransport {
     await closed
   }
 }
+
+/** What Node's parser reports, as the refusal the client is told about. */
+const REFUSAL_BY_CODE: ReadonlyMap<string | undefined, TransportRefusal> = new Map<
+  string | undefined,
+  TransportRefusal
+>([
+  ['HPE_HEADER_OVERFLOW', 'headers_too_large'],
+  ['ERR_HTTP_REQUEST_TIMEOUT', 'timeout'],
+  ['HPE_UNEXPECTED_CONTENT_LENGTH', 'framing'],
+  ['HPE_INVALID_CONTENT_LENGTH', 'framing'],
+  ['HPE_INVALID_TRANSFER_ENCODING', 'framing'],
+])

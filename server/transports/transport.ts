@@ -4,6 +4,28 @@ import type { ApiHandler } from '../handler.js'
 /** The largest request body the server reads (D12); a larger one is answered with 413. */
 export const MAX_BODY_BYTES = 1024 * 1024
 
+/**
+ * The most bytes of request target, header names and header values a request may have (the
+ * bytes node:http counts against its `maxHeaderSize`); a larger head is answered with 431. The
+ * uWebSockets.js build holds at most 4 KiB of a head that arrives in more than one read, and
+ * closes the connection past that, without an answer; 3.5 KiB leaves room, within those 4 KiB,
+ * for the request line's and the fields' separators.
+ */
+export const MAX_HEADER_BYTES = 3.5 * 1024
+
+/**
+ * The most header fields a request may have; more are answered with 431 over node:http. The
+ * uWebSockets.js build reads at most 48 (and never hands over a request with more).
+ */
+export const MAX_HEADER_FIELDS = 48
+
+/**
+ * The longest `requestTimeoutMs` the uws transport takes: the uWebSockets.js build closes a
+ * connection whose body arrives slower than 16 KiB/s for 10 s (8 to 12 s with its timer's
+ * granularity), without an answer; the transport's 408 must come first.
+ */
+export const MAX_UWS_BODY_TIMEOUT_MS = 7_000
+
 /** Names of the transports: `uws` (hyper-express on uWebSockets.js, the default) and `node` (node:http). */
 export type TransportName = 'uws' | 'node'
 
@@ -25,9 +47,16 @@ export interface TransportOptions {
   readonly tls?: TlsFiles | undefined
   /** Body cap in bytes. Default `MAX_BODY_BYTES`. */
   readonly maxBodyBytes?: number | undefined
-  /** Time for a whole request (headers and body) to arrive, against slow clients. Default 30 s. */
+  /**
+   * Time for a request's body to arrive once its headers have, against slow clients: then 408
+   * `request_timeout` and the connection closed, on both transports. Default 5 s; at most
+   * `MAX_UWS_BODY_TIMEOUT_MS` over uws.
+   */
   readonly requestTimeoutMs?: number | undefined
-  /** Time for the request headers to arrive. Default 10 s. */
+  /**
+   * Time for the request headers to arrive (node transport: 408 `request_timeout`). Default
+   * 10 s. The uWebSockets.js build has its own, 8 to 12 s, and closes without an answer.
+   */
   readonly headersTimeoutMs?: number | undefined
 }
 
@@ -51,7 +80,7 @@ export type Transport = (
 
 /** Defaults shared by the transports. */
 export const TRANSPORT_DEFAULTS = Object.freeze({
-  requestTimeoutMs: 30_000,
+  requestTimeoutMs: 5_000,
   headersTimeoutMs: 10_000,
   graceMs: 10_000,
 })

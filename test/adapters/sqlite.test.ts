@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import assert from 'node:assert/strict'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setImmediate as nextTurn } from 'node:timers/promises'
@@ -259,6 +259,49 @@ describe('SqliteStorage beyond the contract', () => {
         await copy.close()
       }
     } finally {
+      await storage.close()
+      await directory.cleanUp()
+    }
+  })
+
+  it('D32: creates the database and SQLite its side files 0600, whatever the umask; an existing file keeps its mode', async () => {
+    const directory = await temporaryDirectory()
+    const umask = process.umask(0o002)
+    try {
+      const path = join(directory.path, 'private.db')
+      const storage = await openSqliteStorage({ path })
+      await insertBeneficiary(storage)
+      for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+        assert.equal((await stat(file)).mode & 0o777, 0o600, file)
+      }
+      await storage.close()
+      const shared = join(directory.path, 'shared.db')
+      await writeFile(shared, '', { mode: 0o640 })
+      await chmod(shared, 0o640)
+      await (await openSqliteStorage({ path: shared })).close()
+      assert.equal((await stat(shared)).mode & 0o777, 0o640)
+    } finally {
+      process.umask(umask)
+      await directory.cleanUp()
+    }
+  })
+
+  it('D32: a backup is 0600, also over an existing file that was not', async () => {
+    const directory = await temporaryDirectory()
+    const umask = process.umask(0o002)
+    const storage = await openSqliteStorage({ path: join(directory.path, 'live.db') })
+    try {
+      await insertBeneficiary(storage)
+      const fresh = join(directory.path, 'fresh-copy.db')
+      await backupSqlite(storage, fresh)
+      assert.equal((await stat(fresh)).mode & 0o777, 0o600)
+      const existing = join(directory.path, 'old-copy.db')
+      await backupSqlite(storage, existing)
+      await chmod(existing, 0o644)
+      await backupSqlite(storage, existing)
+      assert.equal((await stat(existing)).mode & 0o777, 0o600)
+    } finally {
+      process.umask(umask)
       await storage.close()
       await directory.cleanUp()
     }

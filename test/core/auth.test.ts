@@ -99,6 +99,28 @@ describe('login and scopes (D2, D6)', () => {
     assert.equal(page.value.meta.total_count, 0)
   })
 
+  it('D29: a write-only token may create and delete, but not update or change a status: those answer with the record', async () => {
+    const { service, ctx, login } = await setup()
+    const id = (await service.create(ctx, maria)).value.id
+    const writeOnly = { token: (await login('192.0.2.5', { scope: 'write' })).access_token }
+    for (const attempt of [
+      service.update(writeOnly, id, {}),
+      service.update(writeOnly, id, { last_name: 'Bianchi' }),
+      service.setStatus(writeOnly, id, { status: 'pending' }),
+      service.setStatus(writeOnly, id, { status: 'active' }),
+    ]) {
+      const error = await rejectsWith<{ requiredScope: string }>(attempt, 'insufficient_scope')
+      assert.equal(error.requiredScope, 'read')
+    }
+    const unchanged = (await service.get(ctx, id)).value
+    assert.equal(unchanged.last_name, 'Rossi')
+    assert.equal(unchanged.status, 'pending')
+    const other = await service.create(writeOnly, { ...maria, email: 'other@example.org' })
+    assert.equal(other.value.status, 'pending')
+    assert.equal((await service.remove(writeOnly, other.value.id)).value, null)
+    await rejectsWith(service.get(writeOnly, id), 'insufficient_scope')
+  })
+
   it('D2: asking at login for a scope the client lacks is insufficient_scope', async () => {
     const { service } = await setup()
     const reader = await service.clients.create({ name: 'Auditors', scopes: ['read'] })

@@ -358,6 +358,18 @@ describe('idempotency (D22)', () => {
     assert.equal((await service.list(ctx, {})).value.meta.total_count, 1)
   })
 
+  it('D22, D23: a replay carries the ETag of the original 201, even after the record changed', async () => {
+    const { service, ctx } = await setup()
+    const keyed = { ...ctx, idempotencyKey: 'key-etag' }
+    const first = await service.create(keyed, maria)
+    assert.match(first.etag ?? '', /^"/)
+    assert.equal((await service.create(keyed, maria)).etag, first.etag)
+    await service.update(ctx, first.value.id, { last_name: 'Bianchi' })
+    const replay = await service.create(keyed, maria)
+    assert.equal(replay.replayed, true)
+    assert.equal(replay.etag, first.etag)
+  })
+
   it('D22: the same key with a different body is idempotency_key_reused', async () => {
     const { service, ctx } = await setup()
     await service.create({ ...ctx, idempotencyKey: 'key-2' }, maria)

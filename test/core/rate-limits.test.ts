@@ -58,6 +58,26 @@ describe('limit classes (D19, D20)', () => {
     assert.equal((await service.list(ctx, {})).value.meta.total_count, 11)
   })
 
+  it('D20: the 429 message counts its seconds as a person would: 1 second, 6 seconds', async () => {
+    const perSecond = await setup({ limits: { auth: 100, write: 60, standard: 100 } })
+    for (let i = 0; i < 60; i++) {
+      await perSecond.service.create(perSecond.ctx, { ...maria, email: `s${i}@example.org` })
+    }
+    const one = await rejectsWith<RateLimitedError>(
+      perSecond.service.create(perSecond.ctx, maria),
+      'rate_limit_exceeded',
+    )
+    assert.equal(one.retryAfterSeconds, 1)
+    assert.match(one.message, /Retry in 1 second\.$/)
+    const { service, ctx } = await setup()
+    for (let i = 0; i < 10; i++) await service.create(ctx, { ...maria, email: `t${i}@example.org` })
+    const six = await rejectsWith<RateLimitedError>(
+      service.create(ctx, maria),
+      'rate_limit_exceeded',
+    )
+    assert.match(six.message, /Retry in 6 seconds\.$/)
+  })
+
   it('D19: reads draw from the standard class, separately from writes', async () => {
     const { service, ctx } = await setup({ limits: { standard: 3 } })
     for (let i = 0; i < 3; i++) await service.list(ctx, {})

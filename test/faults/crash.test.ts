@@ -17,8 +17,14 @@ import {
   type Reply,
 } from './fault-support.js'
 import { ServeChild } from './serve-child.js'
+import {
+  createTestDatabase,
+  postgresSkip,
+  type TestDatabase,
+} from '../support/postgres-database.js'
 
 const ROUNDS = LONG ? 200 : 20
+const PG_ROUNDS = LONG ? 100 : 8
 /** Concurrent writers; each sends one request at a time, so one at most is in flight per record. */
 const LANES = 6
 /** The kill comes this many milliseconds after the writes start (uniformly at random). */
@@ -216,23 +222,29 @@ async function verify(base: string, token: string, ledger: Ledger, context: stri
   }
 }
 
-describe('crash: SIGKILL under concurrent writes loses nothing acknowledged', () => {
-  const directory = mkdtempSync(join(tmpdir(), 'faults-crash-'))
-  const db = join(directory, 'crash.sqlite')
-  let server: ServeChild | undefined
-  after(async () => {
-    await server?.kill()
-    rmSync(directory, { recursive: true, force: true })
-  })
+/** The database a crash suite kills its server over, and what it checks of it directly. */
+interface CrashTarget {
+  readonly db: string
+  readonly rounds: number
+  /** Checks the database itself after a kill (SQLite: integrity and foreign keys). */
+  readonly checkAfterKill: (context: string) => void
+}
 
-  it(`keeps every acknowledged create, update and status change across ${ROUNDS} kills at random moments, with an intact file`, async (t) => {
+/**
+ * Kills a server under concurrent writes, `rounds` times at random moments, and checks after
+ * each restart that every acknowledged write is there and nothing else changed.
+ */
+async function crashRounds(t: { diagnostic(message: string): void }, target: CrashTarget) {
+  const { db, rounds } = target
+  let server: ServeChild | undefined
+  try {
     const random = new Random()
     t.diagnostic(
       `seed ${random.seed} (TEST_SEED=${random.seed} repeats its choices, as far as timing allows)`,
     )
     const client: Client = await createClient(db)
     const ledger = new Ledger()
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < rounds; round++) {
       const transport = round % 2 === 0 ? 'uws' : 'node'
       const context = `seed ${random.seed}, round ${round} (${transport})`
       server = await ServeChild.start(db, { TRANSPORT: transport })
@@ -240,8 +252,7 @@ describe('crash: SIGKILL under concurrent writes loses nothing acknowledged', ()
       const token = await login(base, client)
       if (round > 0) {
         await verify(base, token, ledger, `${context}, after restart`)
-        const restarted = checkIntegrity(db)
-        assert.equal(restarted.integrity, 'ok', `${context}: integrity after the restart`)
+        target.checkAfterKill(`${context}, after the restart`)
       }
       const writing = Promise.all(
         Array.from({ length: LANES }, (_, lane) =>
@@ -258,15 +269,13 @@ describe('crash: SIGKILL under concurrent writes loses nothing acknowledged', ()
       ledger.inFlightAtKill +=
         [...ledger.records.values()].filter((r) => r.inFlight !== undefined).length +
         ledger.unansweredCreates.filter((c) => c !== undefined).length
-      const killed = checkIntegrity(db)
-      assert.equal(killed.integrity, 'ok', `${context}: integrity after the kill`)
-      assert.deepEqual(killed.foreignKeys, [], context)
+      target.checkAfterKill(`${context}, after the kill`)
     }
     server = await ServeChild.start(db, { TRANSPORT: 'node' })
     const base = server.url
     const token = await login(base, client)
     await verify(base, token, ledger, `seed ${random.seed}, last restart`)
-    assert.equal(checkIntegrity(db).integrity, 'ok', 'integrity while the restarted server runs')
+    target.checkAfterKill('while the restarted server runs')
 
     // Every record, page by page: the set of ids and their contents are those of the ledger.
     const seen = new Set<number>()
@@ -284,7 +293,7 @@ describe('crash: SIGKILL under concurrent writes loses nothing acknowledged', ()
       if ((reply.json!['links'] as Json)['next'] === null) break
     }
     assert.equal(seen.size, ledger.records.size)
-    // Search (FTS5) finds a record by its latest name, and only it.
+    // Search finds a record by its latest name, and only it.
     for (const record of [...ledger.records.values()].slice(-10)) {
       const name = String(record.acknowledged['first_name'])
       const found = await call(base, 'GET', `/v3/beneficiaries?search=${name}`, { token })
@@ -300,10 +309,45 @@ describe('crash: SIGKILL under concurrent writes loses nothing acknowledged', ()
       `${ledger.acknowledged} writes acknowledged, ${ledger.inFlightAtKill} in flight at the kills, ${ledger.adoptedAfterKill} of those found committed, ${ledger.records.size} records`,
     )
     // The kills really came during writes, and the rounds really wrote.
-    assert.ok(ledger.acknowledged >= ROUNDS * 5, `only ${ledger.acknowledged} writes acknowledged`)
+    assert.ok(ledger.acknowledged >= rounds * 5, `only ${ledger.acknowledged} writes acknowledged`)
     assert.ok(
-      ledger.inFlightAtKill >= ROUNDS,
+      ledger.inFlightAtKill >= rounds,
       `only ${ledger.inFlightAtKill} writes in flight at the kills`,
     )
+  } finally {
+    await server?.kill()
+  }
+}
+
+describe('crash: SIGKILL under concurrent writes loses nothing acknowledged', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'faults-crash-'))
+  const db = join(directory, 'crash.sqlite')
+  after(() => rmSync(directory, { recursive: true, force: true }))
+
+  it(`keeps every acknowledged create, update and status change across ${ROUNDS} kills at random moments, with an intact file`, async (t) => {
+    await crashRounds(t, {
+      db,
+      rounds: ROUNDS,
+      checkAfterKill: (context) => {
+        const checked = checkIntegrity(db)
+        assert.equal(checked.integrity, 'ok', `${context}: integrity`)
+        assert.deepEqual(checked.foreignKeys, [], context)
+      },
+    })
   })
+})
+
+describe('crash on PostgreSQL: SIGKILL under concurrent writes loses nothing acknowledged', async () => {
+  const skip = await postgresSkip()
+  let database: TestDatabase | undefined
+  after(() => database?.drop())
+
+  it(
+    `keeps every acknowledged write across ${PG_ROUNDS} kills at random moments`,
+    { skip },
+    async (t) => {
+      database = await createTestDatabase('faults_crash')
+      await crashRounds(t, { db: database.url, rounds: PG_ROUNDS, checkAfterKill: () => undefined })
+    },
+  )
 })

@@ -105,7 +105,15 @@ export interface Client {
   readonly client_secret: string
 }
 
-/** Provisions a read-write client in `db` with the CLI, in this process (it opens and closes the file). */
+/** The CLI's flag for a database: `--database-url` for a PostgreSQL URL, `--db` for a file. */
+export function databaseArgs(db: string): string[] {
+  return /^postgres(ql)?:\/\//.test(db) ? ['--database-url', db] : ['--db', db]
+}
+
+/**
+ * Provisions a read-write client in `db` (a SQLite file or a PostgreSQL URL) with the CLI, in
+ * this process (it opens and closes the database).
+ */
 export async function createClient(db: string): Promise<Client> {
   const out: string[] = []
   const err: string[] = []
@@ -115,7 +123,7 @@ export async function createClient(db: string): Promise<Client> {
     err: (text) => void err.push(text),
     signals: { once: () => undefined },
   }
-  const status = await runCli(['clients', 'create', '--db', db, '--name', 'faults'], io)
+  const status = await runCli(['clients', 'create', ...databaseArgs(db), '--name', 'faults'], io)
   assert.equal(status, 0, err.join('\n'))
   return JSON.parse(out.join('')) as Client
 }

@@ -1,5 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { CliChild, type Exit } from '../support/cli-child.js'
+import { databaseArgs } from './fault-support.js'
 
 export type { Exit } from '../support/cli-child.js'
 
@@ -25,7 +26,7 @@ export class ServeChild {
 
   private constructor(db: string, env: Readonly<Record<string, string>>) {
     this.#process = new CliChild({
-      args: ['serve', '--db', db, '--port', '0'],
+      args: ['serve', ...databaseArgs(db), '--port', '0'],
       env: { ...NO_LIMITS, ...env },
       onLine: (line) => this.#take(line),
     })
@@ -40,7 +41,7 @@ export class ServeChild {
   }
 
   /**
-   * Starts the server on `db` and resolves once it listens.
+   * Starts the server on `db` (a SQLite file or a PostgreSQL URL) and resolves once it listens.
    * @throws Error (and kills the child) when it exits or does not listen within `timeoutMs`.
    */
   static async start(

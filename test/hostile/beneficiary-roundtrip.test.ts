@@ -102,6 +102,17 @@ const NAME_BREAKS = [
   'Mario\u007f',
   'Ma\ud800rio',
   '\u0085Mario',
+  // D8 (issue 21): a name holds a letter, and nothing invisible that disguises it.
+  '\u200b',
+  '\u200b\u200b\u200b',
+  'Ma\u202erio',
+  'Mario\u2028Rossi',
+  'Mario\uffff',
+  'Mario\u{e0041}',
+  'Mar\u200cio',
+  '\u3164',
+  '42',
+  '-',
 ]
 
 function nameBreaks(field: string): fc.Arbitrary<Break> {
@@ -168,6 +179,13 @@ const BREAKS: fc.Arbitrary<Break> = fc.oneof(
       `${'a'.repeat(250)}@example.org`,
       'mario@exa\u2003mple.org',
       'mario\n@example.org',
+      // A dot-atom local part and LDH labels (issue 21).
+      'a@b.co<script>',
+      'a@-b.co',
+      '.a@b.co',
+      'a.@b.co',
+      'jos\u00e9@example.org',
+      'mario@example.123',
       12,
       null,
       [],

@@ -569,7 +569,7 @@ describe('hostile requests through the handler on SQLite: no 5xx, the standard e
           (await world.storage.beneficiaries.get(Number(raw))) !== undefined
         if (method === 'PATCH' && !raw.includes('/')) {
           assert.equal(answer.status, 405, context)
-          assert.equal(answer.headers['allow'], 'GET, PUT, DELETE')
+          assert.equal(answer.headers['allow'], 'GET, HEAD, PUT, DELETE')
         } else if (!exists && !raw.includes('/')) {
           assert.equal(answer.status, 404, `${context}: ${answer.body}`)
           assert.equal(error?.error, 'not_found', context)

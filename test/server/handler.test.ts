@@ -31,6 +31,14 @@ function errorOf(answer: Answer): string {
   return String(answer.json?.['error'])
 }
 
+/** The headers of an answer but those that change from one request to the next. */
+function steadyHeaders(answer: Answer): Record<string, string> {
+  const varying = ['x-request-id', 'ratelimit', 'x-ratelimit-remaining', 'x-ratelimit-reset']
+  return Object.fromEntries(
+    Object.entries(answer.headers).filter(([name]) => !varying.includes(name)),
+  )
+}
+
 describe('probes and routing', () => {
   it('answers /healthz and /readyz outside the base path, without a token', async () => {
     const { handler } = await createTestHandler()
@@ -72,11 +80,12 @@ describe('probes and routing', () => {
   it('D12: a known path with a wrong method is 405 method_not_allowed with Allow', async () => {
     const { handler } = await createTestHandler()
     const cases: [string, string, string][] = [
-      ['PATCH', '/v3/beneficiaries/1', 'GET, PUT, DELETE'],
-      ['DELETE', '/v3/beneficiaries', 'GET, POST'],
+      ['PATCH', '/v3/beneficiaries/1', 'GET, HEAD, PUT, DELETE'],
+      ['DELETE', '/v3/beneficiaries', 'GET, HEAD, POST'],
       ['GET', '/v3/auth/login', 'POST'],
-      ['HEAD', '/healthz', 'GET'],
-      ['POST', '/v3/beneficiaries/1/history', 'GET'],
+      ['HEAD', '/v3/auth/login', 'POST'],
+      ['PUT', '/healthz', 'GET, HEAD'],
+      ['POST', '/v3/beneficiaries/1/history', 'GET, HEAD'],
     ]
     for (const [method, path, allow] of cases) {
       const answer = await call(handler, method, path)
@@ -84,6 +93,39 @@ describe('probes and routing', () => {
       assert.equal(errorOf(answer), 'method_not_allowed')
       assert.equal(answer.headers['allow'], allow)
     }
+  })
+
+  it('D28: HEAD answers like GET on every GET route: same status and headers, same scope and limit class', async () => {
+    const { handler, writer, reader } = await createTestHandler()
+    const { access } = await login(handler, writer)
+    const created = await call(handler, 'POST', '/v3/beneficiaries', { token: access, body: MARIO })
+    const id = String(created.json?.['id'])
+    for (const path of [
+      '/healthz',
+      '/readyz',
+      '/v3/openapi.json',
+      '/v3/beneficiaries',
+      `/v3/beneficiaries/${id}`,
+      `/v3/beneficiaries/${id}/history`,
+      '/v3/beneficiaries/999',
+    ]) {
+      const get = await call(handler, 'GET', path, { token: access })
+      const head = await call(handler, 'HEAD', path, { token: access })
+      assert.equal(head.status, get.status, path)
+      assert.deepEqual(steadyHeaders(head), steadyHeaders(get), path)
+    }
+    const anonymous = await call(handler, 'HEAD', '/v3/beneficiaries')
+    assert.equal(anonymous.status, 401)
+    const narrowed = await send(handler, 'POST', '/v3/auth/login', {
+      body: { client_id: writer.client_id, client_secret: writer.client_secret, scope: 'write' },
+    })
+    const writeOnly = String(narrowed.json?.['access_token'])
+    const forbidden = await call(handler, 'HEAD', `/v3/beneficiaries/${id}`, { token: writeOnly })
+    assert.equal(forbidden.status, 403)
+    const { access: readOnly } = await login(handler, reader)
+    const limited = await call(handler, 'HEAD', '/v3/beneficiaries', { token: readOnly })
+    assert.equal(limited.headers['ratelimit-policy'], '"standard";q=1000;w=60')
+    assert.match(limited.headers['ratelimit'] ?? '', /^"standard";r=999;/)
   })
 
   it('serves the OpenAPI document at /v3/openapi.json without a token', async () => {
@@ -164,6 +206,33 @@ describe('authentication on the wire (D2, D6)', () => {
       /^Bearer error="insufficient_scope", scope="write"/,
     )
     assert.equal((await call(handler, 'GET', '/v3/beneficiaries', { token: access })).status, 200)
+  })
+
+  it('D29: a write-only token is 403 insufficient_scope on PUT and the status change, which answer with the record', async () => {
+    const { handler, writer } = await createTestHandler()
+    const { access } = await login(handler, writer)
+    const created = await call(handler, 'POST', '/v3/beneficiaries', { token: access, body: MARIO })
+    const path = `/v3/beneficiaries/${String(created.json?.['id'])}`
+    const narrowed = await send(handler, 'POST', '/v3/auth/login', {
+      body: { client_id: writer.client_id, client_secret: writer.client_secret, scope: 'write' },
+    })
+    const writeOnly = String(narrowed.json?.['access_token'])
+    for (const [method, target, body] of [
+      ['PUT', path, {}],
+      ['PUT', path, { last_name: 'Bianchi' }],
+      ['POST', `${path}/status`, { status: 'pending' }],
+      ['POST', `${path}/status`, { status: 'active' }],
+    ] as const) {
+      const answer = await call(handler, method, target, { token: writeOnly, body })
+      assert.equal(answer.status, 403, `${method} ${target}`)
+      assert.equal(errorOf(answer), 'insufficient_scope')
+      assert.equal(answer.json?.['first_name'], undefined)
+      assert.match(answer.headers['www-authenticate'] ?? '', /scope="read"/)
+    }
+    const unchanged = await call(handler, 'GET', path, { token: access })
+    assert.equal(unchanged.json?.['last_name'], 'Rossi')
+    assert.equal(unchanged.json?.['status'], 'pending')
+    assert.equal((await call(handler, 'DELETE', path, { token: writeOnly })).status, 204)
   })
 
   it('D4, D5: refresh answers 200 without a refresh_token; logout is 204 and ends the session', async () => {

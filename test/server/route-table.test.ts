@@ -35,7 +35,9 @@ describe('route table', () => {
       table.match('/v3/beneficiaries/7/history')?.entry.pattern,
       '/v3/beneficiaries/:id/history',
     )
-    assert.equal(table.match('/healthz')?.entry.allow, 'GET')
+    assert.equal(table.match('/healthz')?.entry.allow, 'GET, HEAD')
+    assert.equal(table.match('/v3/beneficiaries/1')?.entry.allow, 'GET, HEAD, PUT, DELETE')
+    assert.equal(table.match('/v3/auth/login')?.entry.allow, 'POST')
     for (const path of [
       '/v3beneficiaries',
       '/v3/beneficiaries/',
@@ -47,6 +49,14 @@ describe('route table', () => {
     ]) {
       assert.equal(table.match(path), undefined, path)
     }
+  })
+
+  it('D28: answers HEAD with the GET route of every path that has one, and only there', () => {
+    const table = new RouteTable('/v3', ROUTES)
+    for (const entry of table.entries) {
+      assert.equal(entry.routes['HEAD'], entry.routes['GET'], entry.template)
+    }
+    assert.equal(table.match('/v3/auth/login')!.entry.routes['HEAD'], undefined)
   })
 
   it('finds no operation for a method named like an Object property', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -78,6 +78,8 @@ describe('the command-line tool', () => {
       [{ ACCESS_TOKEN_TTL_SECONDS: 'an hour' }, [], 'ACCESS_TOKEN_TTL_SECONDS'],
       [{ JWT_SECRET: 'hunter2-is-not-long-enough' }, [], 'JWT_SECRET'],
       [{ JWT_SECRET_FILE: '/nonexistent/keys' }, [], 'JWT_SECRET_FILE'],
+      [{ BODY_TIMEOUT_SECONDS: '8' }, [], 'BODY_TIMEOUT_SECONDS'],
+      [{}, ['--body-timeout', '0'], '--body-timeout'],
       [{ TLS_CERT: '/nonexistent/cert.pem' }, [], 'TLS_CERT'],
       [{ TLS_CERT: CLI, TLS_KEY: '/nonexistent/key.pem' }, [], 'TLS_KEY'],
       [{ TRUST_PROXY: '10.0.0.0/8, proxy.internal' }, [], 'TRUST_PROXY'],
@@ -141,9 +143,17 @@ describe('the command-line tool', () => {
     assert.equal(seeded.status, 0, seeded.err)
     assert.equal((JSON.parse(seeded.out) as { count: number }).count, 250)
     assert.equal((await cli(['seed', '--count', '0', '--db', db])).status, 2)
+    // D32: the folders the CLI made and the files in them are their owner's alone.
+    const mode = (path: string): number => statSync(path).mode & 0o777
+    assert.equal(mode(join(directory, 'nested')), 0o700)
+    assert.equal(mode(join(directory, 'nested', 'folder')), 0o700)
+    for (const file of [db, `${db}-wal`, `${db}-shm`].filter((path) => existsSync(path))) {
+      assert.equal(mode(file), 0o600, file)
+    }
     const copy = join(directory, 'copy.sqlite')
     const backup = await cli(['backup', '--to', copy, '--db', db])
     assert.equal(backup.status, 0, backup.err)
+    assert.equal(mode(copy), 0o600)
     const storage = await openSqliteStorage({ path: copy })
     const page = await storage.beneficiaries.list({
       offset: 0,
@@ -314,6 +324,28 @@ describe('graceful shutdown of beneficiaries serve', () => {
     assert.equal((await api(await second.url(), 'GET', '/v3/beneficiaries', token)).status, 200)
     second.child.kill('SIGTERM')
     assert.equal(await second.exited, 0)
+  })
+
+  it('D32: warns at start about a database file other users can open, naming the file and its mode', async () => {
+    const db = join(directory, 'open-to-others.sqlite')
+    assert.equal((await cli(['migrate', '--db', db])).status, 0)
+    const server = new ServeProcess(['--db', db], { TRANSPORT: 'node' })
+    await server.url()
+    assert.equal(
+      server.lines.filter((line) => line['file'] !== undefined).length,
+      0,
+      'a private database draws no warning',
+    )
+    server.child.kill('SIGTERM')
+    assert.equal(await server.exited, 0)
+    chmodSync(db, 0o644)
+    const open = new ServeProcess(['--db', db], { TRANSPORT: 'node' })
+    const warning = await open.waitFor((line) => line['file'] === db)
+    assert.equal(warning['mode'], '0644')
+    assert.equal(warning['level'], 40)
+    assert.match(String(warning['msg']), /chmod 600/)
+    open.child.kill('SIGTERM')
+    assert.equal(await open.exited, 0)
   })
 
   it('D3: a key file signs tokens that survive a restart', async () => {

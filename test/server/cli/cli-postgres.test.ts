@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict'
+import { after, describe, it } from 'node:test'
+import type { CliIo } from '../../../server/cli/cli-io.js'
+import { runCli } from '../../../server/cli/run-cli.js'
+import { call, login } from '../../faults/fault-support.js'
+import { ServeChild } from '../../faults/serve-child.js'
+import {
+  createTestDatabase,
+  postgresSkip,
+  type TestDatabase,
+} from '../../support/postgres-database.js'
+import { MARIO } from '../server-fixtures.js'
+
+/** Runs the CLI in this process with a fake environment; resolves with status and output. */
+async function cli(
+  argv: string[],
+  env: Record<string, string> = {},
+): Promise<{ status: number; out: string; err: string }> {
+  const out: string[] = []
+  const err: string[] = []
+  const io: CliIo = {
+    env,
+    out: (text) => void out.push(text),
+    err: (text) => void err.push(text),
+    signals: { once: () => undefined },
+  }
+  const status = await runCli(argv, io)
+  return { status, out: out.join('\n'), err: err.join('\n') }
+}
+
+describe('the command-line tool on PostgreSQL', async () => {
+  const skip = await postgresSkip()
+  let database: TestDatabase | undefined
+  let server: ServeChild | undefined
+  after(async () => {
+    await server?.kill()
+    await database?.drop()
+  })
+
+  it('refuses a URL of another database, and two databases at once, with status 2', async () => {
+    const other = await cli(['migrate', '--database-url', 'mysql://root@127.0.0.1/db'])
+    assert.equal(other.status, 2)
+    assert.match(other.err, /--database-url/)
+    const both = await cli([
+      'migrate',
+      '--db',
+      'x.sqlite',
+      '--database-url',
+      'postgres://postgres@127.0.0.1/db',
+    ])
+    assert.equal(both.status, 2)
+  })
+
+  it(
+    'migrate, seed, clients and backup take --database-url or DATABASE_URL',
+    { skip },
+    async () => {
+      database = await createTestDatabase('cli_pg')
+      const url = database.url
+      const migrated = await cli(['migrate', '--database-url', url])
+      assert.equal(migrated.status, 0, migrated.err)
+      const migrations = (JSON.parse(migrated.out) as { migrations: string[] }).migrations
+      assert.ok(migrations.length > 0)
+      const again = await cli(['migrate'], { DATABASE_URL: url })
+      assert.deepEqual((JSON.parse(again.out) as { migrations: string[] }).migrations, migrations)
+
+      const seeded = await cli(['seed', '--count', '120', '--seed', '7', '--database-url', url])
+      assert.equal(seeded.status, 0, seeded.err)
+      assert.equal((JSON.parse(seeded.out) as { count: number }).count, 120)
+
+      const created = await cli(['clients', 'create', '--name', 'ops', '--database-url', url])
+      assert.equal(created.status, 0, created.err)
+      const listed = await cli(['clients', 'list'], { DATABASE_URL: url })
+      assert.equal((JSON.parse(listed.out) as unknown[]).length, 1)
+      assert.doesNotMatch(listed.out, /secret/)
+
+      const backup = await cli(['backup', '--to', 'copy.dump', '--database-url', url])
+      assert.equal(backup.status, 2)
+      assert.match(backup.err, /pg_dump/)
+    },
+  )
+
+  it(
+    'serve answers the API on PostgreSQL, says limits are per instance, and never logs the password',
+    { skip },
+    async () => {
+      assert.ok(database !== undefined, 'the previous test made the database')
+      const withPassword = new URL(database.url)
+      withPassword.password = 'not-a-real-password-9f2'
+      const created = await cli([
+        'clients',
+        'create',
+        '--name',
+        'serve',
+        '--database-url',
+        withPassword.toString(),
+      ])
+      const client = JSON.parse(created.out) as { client_id: string; client_secret: string }
+      server = await ServeChild.start(withPassword.toString(), { LOG_LEVEL: 'info' })
+      const base = server.url
+      assert.equal((await call(base, 'GET', '/readyz')).status, 200)
+      const token = await login(base, client)
+      const made = await call(base, 'POST', '/v3/beneficiaries', { token, body: MARIO })
+      assert.equal(made.status, 201, made.body)
+      const id = Number(made.json!['id'])
+      const read = await call(base, 'GET', `/v3/beneficiaries/${id}`, { token })
+      assert.equal(read.status, 200)
+      assert.equal(read.json!['last_name'], MARIO.last_name)
+      const page = await call(base, 'GET', '/v3/beneficiaries?search=ross&per_page=5&sort=-id', {
+        token,
+      })
+      assert.ok((page.json!['data'] as { id: number }[]).some((item) => item.id === id))
+      const exit = await server.kill('SIGTERM')
+      assert.equal(exit.code, 0)
+      const logged = JSON.stringify(server.lines) + server.stderr
+      assert.doesNotMatch(logged, /not-a-real-password-9f2/)
+      assert.ok(
+        server.lines.some((line) => /per instance/.test(String(line['msg']))),
+        'a warning that limits are per instance',
+      )
+    },
+  )
+})
