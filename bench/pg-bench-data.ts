@@ -142,6 +142,43 @@ async function buildPeerTable(repoRoot: string, url: string): Promise<Credential
   return { client_id: 'bench', client_secret: secret }
 }
 
+/**
+ * Waits until no statement runs on `database` for half a second: the requests a slow target
+ * still has queued in its pool from one scenario must not be charged to the next. After
+ * `timeoutMs` the statements still running are cancelled.
+ */
+export async function waitForDatabaseIdle(database: string, timeoutMs = 120_000): Promise<void> {
+  const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL })
+  await client.connect()
+  try {
+    const deadline = performance.now() + timeoutMs
+    let quietSince: number | undefined
+    for (;;) {
+      const active = await client.query<{ n: string }>(
+        `SELECT count(*) AS n FROM pg_stat_activity
+         WHERE datname = $1 AND state <> 'idle' AND pid <> pg_backend_pid()`,
+        [database],
+      )
+      const now = performance.now()
+      if (Number(active.rows[0]!.n) === 0) {
+        quietSince ??= now
+        if (now - quietSince >= 500) return
+      } else quietSince = undefined
+      if (now > deadline) {
+        await client.query(
+          `SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+           WHERE datname = $1 AND state <> 'idle' AND pid <> pg_backend_pid()`,
+          [database],
+        )
+        return
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  } finally {
+    await client.end()
+  }
+}
+
 async function databaseExists(name: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL })
   await client.connect()

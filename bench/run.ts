@@ -37,7 +37,7 @@ import {
 import { keepMedianRounds } from './rounds.js'
 import { SCENARIOS } from './scenarios.js'
 import { checkTargets, formatChecks } from './target-checks.js'
-import { machineCpuTicks, peakRssMb, processCpuMs, startTarget, waitUntilIdle } from './targets.js'
+import { machineCpuTicks, peakRssMb, processCpuMs, startTarget } from './targets.js'
 import { ensureWrk, runWrk } from './wrk-runner.js'
 
 const SERVER_CORE = 0
@@ -214,9 +214,9 @@ async function runRound(
             ...scenario.env(data),
           },
         }
-        await waitUntilIdle(target.baseUrl)
+        await target.idle()
         if (warmupSeconds > 0) await runWrk(group, { ...run, durationSeconds: warmupSeconds })
-        await waitUntilIdle(target.baseUrl)
+        await target.idle()
         const take = (attempt: number) =>
           measure(target.process.pid, targetName, scenario.name, run, round, attempt)
         let measurement = await take(1)
@@ -229,7 +229,7 @@ async function runRound(
             `${targetName.padEnd(5)} ${scenario.name.padEnd(7)} steal ` +
               `${measurement.stealPercent.toFixed(1)} % > ${maxStealPercent} %: measuring again`,
           )
-          await waitUntilIdle(target.baseUrl)
+          await target.idle()
           const again = await take(attempt)
           measurement =
             again.stealPercent < measurement.stealPercent

@@ -4,7 +4,13 @@ import { copyFileSync, existsSync, openSync, readFileSync, closeSync } from 'nod
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { removeDatabase, type BenchData, type Credentials } from './bench-data.js'
-import { copyDatabase, databaseUrl, dropDatabase, type PgBenchData } from './pg-bench-data.js'
+import {
+  copyDatabase,
+  databaseUrl,
+  dropDatabase,
+  waitForDatabaseIdle,
+  type PgBenchData,
+} from './pg-bench-data.js'
 import { exitOf, hasExited, type ProcessGroup } from './process-group.js'
 import type { TargetName } from './result-table.js'
 
@@ -18,6 +24,11 @@ export interface RunningTarget {
   readonly token: string | undefined
   /** Stops the process and deletes its working copy of the database. */
   stop(): Promise<void>
+  /**
+   * Resolves once the target has no backlog left: it answers quickly, and on PostgreSQL its
+   * database runs no statement either (a pool queues requests the server no longer shows).
+   */
+  idle(): Promise<void>
 }
 
 /** Where things are and who runs where. */
@@ -169,7 +180,12 @@ export async function startTarget(name: TargetName, ctx: TargetContext): Promise
     await waitUntilReady(child, baseUrl, logFile)
     const credentials = credentialsOf(name, ctx)
     const token = credentials === undefined ? undefined : await login(baseUrl, credentials)
-    return { name, process: child, baseUrl, token, stop }
+    const database = workDatabase
+    const idle = async () => {
+      await waitUntilIdle(baseUrl)
+      if (database !== undefined) await waitForDatabaseIdle(database)
+    }
+    return { name, process: child, baseUrl, token, stop, idle }
   } catch (error) {
     await stop()
     throw error
