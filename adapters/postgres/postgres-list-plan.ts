@@ -21,7 +21,7 @@ export function isDayBound(time: number): boolean {
  * index (the search's GIN index, the status's or the creation time's) and sorts them (cheap
  * when they keep few). The totals tell which, before the query. The SQL of each leaves the
  * planner the one index path meant for it: a condition that must not use an index is written
- * as an expression no index has (`created_at + 0`, `status || ''`).
+ * as an expression no index has (`status COLLATE "C"`, `coalesce(created_at + 0 >= $1, false)`).
  */
 export type Plan = 'order' | 'filter'
 
