@@ -103,13 +103,14 @@ describe('login and scopes (D2, D6)', () => {
     const { service, ctx, login } = await setup()
     const id = (await service.create(ctx, maria)).value.id
     const writeOnly = { token: (await login('192.0.2.5', { scope: 'write' })).access_token }
+    // One at a time: a call started before the previous one is awaited could reject unhandled.
     for (const attempt of [
-      service.update(writeOnly, id, {}),
-      service.update(writeOnly, id, { last_name: 'Bianchi' }),
-      service.setStatus(writeOnly, id, { status: 'pending' }),
-      service.setStatus(writeOnly, id, { status: 'active' }),
+      () => service.update(writeOnly, id, {}),
+      () => service.update(writeOnly, id, { last_name: 'Bianchi' }),
+      () => service.setStatus(writeOnly, id, { status: 'pending' }),
+      () => service.setStatus(writeOnly, id, { status: 'active' }),
     ]) {
-      const error = await rejectsWith<{ requiredScope: string }>(attempt, 'insufficient_scope')
+      const error = await rejectsWith<{ requiredScope: string }>(attempt(), 'insufficient_scope')
       assert.equal(error.requiredScope, 'read')
     }
     const unchanged = (await service.get(ctx, id)).value
