@@ -1,135 +1,36 @@
 import type { Selectable } from 'kysely'
-import {
-  LIST_ITEM_FIELDS,
-  type BeneficiaryRecord,
-  type BeneficiarySummary,
-  type Metadata,
-} from '../../core/beneficiary.js'
+import type { BeneficiaryRecord } from '../../core/beneficiary.js'
 import type { NewBeneficiary } from '../../core/ports/beneficiary-store.js'
 import { nameSortKey } from '../../core/search-terms.js'
+import {
+  writtenValues,
+  type RelationalBeneficiaryRow,
+  type SortKeyColumn,
+  type WrittenColumn,
+  type WrittenValues,
+} from '../relational/relational-beneficiary-columns.js'
 import type { BeneficiaryRow } from './postgres-schema.js'
+
+export {
+  RECORD_COLUMNS,
+  recordOf,
+  SUMMARY_COLUMNS,
+  summaryReader,
+  WRITTEN_COLUMNS,
+  type WrittenColumn,
+} from '../relational/relational-beneficiary-columns.js'
 
 type Row = Selectable<BeneficiaryRow>
 
 /**
- * The column map of a beneficiary: each field of `BeneficiaryRecord` and the columns of
- * `beneficiaries` that hold it (an address, four). The lists of columns below are derived from
- * it, and a field of `BeneficiaryRecord` missing here does not compile.
+ * The values of the written columns. The table must hold every column of the shared map in its
+ * types (else `Pick` does not compile), and a column of the table that is neither in the map,
+ * nor `id` (from the sequence), nor `words` (generated) is `never` here: no value fits, and
+ * `toColumns` does not compile until the map has it.
  */
-const FIELD_COLUMNS = {
-  id: ['id'],
-  first_name: ['first_name'],
-  last_name: ['last_name'],
-  email: ['email'],
-  phone: ['phone'],
-  date_of_birth: ['date_of_birth'],
-  fiscal_code: ['fiscal_code'],
-  address: ['address_street', 'address_city', 'address_postal_code', 'address_country'],
-  metadata: ['metadata'],
-  status: ['status'],
-  created_at: ['created_at'],
-  updated_at: ['updated_at'],
-  version: ['version'],
-} as const satisfies { readonly [F in keyof BeneficiaryRecord]: readonly (keyof Row)[] }
-
-/** A column that holds a field of the record. */
-type RecordColumn = (typeof FIELD_COLUMNS)[keyof typeof FIELD_COLUMNS][number]
-
-/** The columns written with the record but derived from it: the name sort keys (D15). */
-type SortKeyColumn = 'sort_first' | 'sort_last'
-
-/** The columns a write sets: all but `id` (from the sequence) and `words` (generated). */
-export type WrittenColumn = Exclude<RecordColumn, 'id'> | SortKeyColumn
-
-/**
- * The values of the written columns. A column of the schema that is neither in the map, nor a
- * sort key, nor generated is `never` here: no value fits, and `toColumns` does not compile
- * until the map has it.
- */
-export type ColumnValues = { readonly [C in WrittenColumn]: Row[C] } & {
+export type ColumnValues = WrittenValues & {
   readonly [C in Exclude<keyof Row, WrittenColumn | 'id' | 'words'>]: never
-}
-
-/** The columns of a record in the order of the map: what a get selects, read as values. */
-export const RECORD_COLUMNS: readonly RecordColumn[] = Object.values(FIELD_COLUMNS).flat()
-
-/** Every written column, in the order of the map; the sort keys last. */
-export const WRITTEN_COLUMNS: readonly WrittenColumn[] = [
-  ...RECORD_COLUMNS.filter((column): column is Exclude<RecordColumn, 'id'> => column !== 'id'),
-  'sort_first',
-  'sort_last',
-]
-
-/**
- * The columns a list page selects, read as values in this order. Each is also the name of the
- * summary's field it holds; {@link summaryOf} takes every field of `BeneficiarySummary`.
- */
-export const SUMMARY_COLUMNS = LIST_ITEM_FIELDS satisfies readonly (keyof BeneficiarySummary &
-  RecordColumn)[]
-
-/** A reader of each column of a row selected as values, by the column's name. */
-type ColumnReaders<C extends keyof Row> = {
-  readonly [K in C]: (values: readonly unknown[]) => Row[K]
-}
-
-/** The readers of `columns`, each taking its value at the column's position in the list. */
-function columnReaders<C extends keyof Row>(
-  columns: readonly C[],
-  offset: number,
-): ColumnReaders<C> {
-  const readers = columns.map((column, i) => [
-    column,
-    (values: readonly unknown[]) => values[offset + i],
-  ])
-  // The adapter's type parsers give each column's value in the type the schema declares.
-  return Object.fromEntries(readers) as ColumnReaders<C>
-}
-
-const record = columnReaders(RECORD_COLUMNS, 0)
-
-/** A record from the values of {@link RECORD_COLUMNS}. */
-export function recordOf(values: readonly unknown[]): BeneficiaryRecord {
-  const street = record.address_street(values)
-  const city = record.address_city(values)
-  const postalCode = record.address_postal_code(values)
-  const country = record.address_country(values)
-  return {
-    id: record.id(values),
-    first_name: record.first_name(values),
-    last_name: record.last_name(values),
-    email: record.email(values),
-    phone: record.phone(values),
-    date_of_birth: record.date_of_birth(values),
-    fiscal_code: record.fiscal_code(values),
-    address:
-      street === null
-        ? null
-        : { street, city: city ?? '', postal_code: postalCode ?? '', country: country ?? '' },
-    status: record.status(values),
-    metadata: JSON.parse(record.metadata(values)) as Metadata,
-    created_at: record.created_at(values),
-    updated_at: record.updated_at(values),
-    version: record.version(values),
-  }
-}
-
-/**
- * A reader of summaries from rows whose values of {@link SUMMARY_COLUMNS} start at `offset`
- * (a page selects its total before them).
- */
-export function summaryReader(offset: number): (values: readonly unknown[]) => BeneficiarySummary {
-  const summary = columnReaders(SUMMARY_COLUMNS, offset)
-  return (values) => ({
-    id: summary.id(values),
-    first_name: summary.first_name(values),
-    last_name: summary.last_name(values),
-    email: summary.email(values),
-    phone: summary.phone(values),
-    status: summary.status(values),
-    created_at: summary.created_at(values),
-    updated_at: summary.updated_at(values),
-  })
-}
+} & (Pick<Row, keyof RelationalBeneficiaryRow> extends RelationalBeneficiaryRow ? unknown : never)
 
 /** The name sort keys of a record (D15); the search words follow from them in the database. */
 export function sortKeys(
@@ -144,24 +45,5 @@ export function toColumns(
   version: number,
   keys: Pick<Row, SortKeyColumn>,
 ): ColumnValues {
-  const address = record.address
-  return {
-    first_name: record.first_name,
-    last_name: record.last_name,
-    email: record.email,
-    phone: record.phone,
-    date_of_birth: record.date_of_birth,
-    fiscal_code: record.fiscal_code,
-    address_street: address === null ? null : address.street,
-    address_city: address === null ? null : address.city,
-    address_postal_code: address === null ? null : address.postal_code,
-    address_country: address === null ? null : address.country,
-    metadata: JSON.stringify(record.metadata),
-    status: record.status,
-    created_at: record.created_at,
-    updated_at: record.updated_at,
-    version,
-    sort_first: keys.sort_first,
-    sort_last: keys.sort_last,
-  }
+  return writtenValues(record, version, keys)
 }

@@ -1,132 +1,38 @@
 import type { Selectable } from 'kysely'
-import {
-  LIST_ITEM_FIELDS,
-  type BeneficiaryRecord,
-  type BeneficiarySummary,
-  type Metadata,
-} from '../../core/beneficiary.js'
 import type { NewBeneficiary } from '../../core/ports/beneficiary-store.js'
+import {
+  summaryReader,
+  WRITTEN_COLUMNS,
+  writtenValues,
+  type RelationalBeneficiaryRow,
+  type SortKeyColumn,
+  type WrittenColumn,
+  type WrittenValues,
+} from '../relational/relational-beneficiary-columns.js'
 import type { NameKeys } from './sqlite-name-keys.js'
 import { slot } from './sqlite-query.js'
 import type { BeneficiaryRow } from './sqlite-schema.js'
 
+export {
+  RECORD_COLUMNS,
+  recordOf,
+  SUMMARY_COLUMNS,
+} from '../relational/relational-beneficiary-columns.js'
+
 type Row = Selectable<BeneficiaryRow>
 
 /**
- * The column map of a beneficiary: each field of `BeneficiaryRecord` and the columns of
- * `beneficiaries` that hold it (an address, four). The lists of columns below are derived from
- * it, and a field of `BeneficiaryRecord` missing here does not compile.
+ * The values of the written columns, for the slots of {@link beneficiarySlots}. The table must
+ * hold every column of the shared map in its types (else `Pick` does not compile), and a column
+ * of the table outside the map is `never` here: no value fits, and `toColumns` does not compile
+ * until the map has it.
  */
-const FIELD_COLUMNS = {
-  id: ['id'],
-  first_name: ['first_name'],
-  last_name: ['last_name'],
-  email: ['email'],
-  phone: ['phone'],
-  date_of_birth: ['date_of_birth'],
-  fiscal_code: ['fiscal_code'],
-  address: ['address_street', 'address_city', 'address_postal_code', 'address_country'],
-  metadata: ['metadata'],
-  status: ['status'],
-  created_at: ['created_at'],
-  updated_at: ['updated_at'],
-  version: ['version'],
-} as const satisfies { readonly [F in keyof BeneficiaryRecord]: readonly (keyof Row)[] }
-
-/** A column that holds a field of the record. */
-type RecordColumn = (typeof FIELD_COLUMNS)[keyof typeof FIELD_COLUMNS][number]
-
-/** The columns written with the record but derived from it: the name sort keys (D15). */
-type SortKeyColumn = 'sort_first' | 'sort_last'
-
-/** The columns an insert writes: all but `id`, which AUTOINCREMENT gives. */
-type WrittenColumn = Exclude<RecordColumn, 'id'> | SortKeyColumn
-
-/**
- * The values of the written columns, for the slots of {@link beneficiarySlots}. A column of the
- * schema that is neither in the map nor a sort key is `never` here: no value fits, and
- * `toColumns` does not compile until the map has it.
- */
-export type ColumnValues = { readonly [C in WrittenColumn]: Row[C] } & {
+export type ColumnValues = WrittenValues & {
   readonly [C in Exclude<keyof Row, WrittenColumn | 'id'>]: never
-}
+} & (Pick<Row, keyof RelationalBeneficiaryRow> extends RelationalBeneficiaryRow ? unknown : never)
 
-/** The columns of a record in the order of the map: what a get selects, read as values. */
-export const RECORD_COLUMNS: readonly RecordColumn[] = Object.values(FIELD_COLUMNS).flat()
-
-const WRITTEN_COLUMNS: readonly WrittenColumn[] = [
-  ...RECORD_COLUMNS.filter((column): column is Exclude<RecordColumn, 'id'> => column !== 'id'),
-  'sort_first',
-  'sort_last',
-]
-
-/**
- * The columns a list page selects, read as values in this order. Each is also the name of the
- * summary's field it holds; {@link summaryOf} takes every field of `BeneficiarySummary`.
- */
-export const SUMMARY_COLUMNS = LIST_ITEM_FIELDS satisfies readonly (keyof BeneficiarySummary &
-  RecordColumn)[]
-
-/** A reader of each column of a row selected as values, by the column's name. */
-type ColumnReaders<C extends keyof Row> = {
-  readonly [K in C]: (values: readonly unknown[]) => Row[K]
-}
-
-/**
- * The readers of `columns`, each taking its value at the column's position in the list: as fast
- * as destructuring the row (faster, measured), and the positions cannot disagree with the names.
- */
-function columnReaders<C extends keyof Row>(columns: readonly C[]): ColumnReaders<C> {
-  const readers = columns.map((column, i) => [column, (values: readonly unknown[]) => values[i]])
-  // The driver gives a column's value in the type that the schema declares for it.
-  return Object.fromEntries(readers) as ColumnReaders<C>
-}
-
-const record = columnReaders(RECORD_COLUMNS)
-const summary = columnReaders(SUMMARY_COLUMNS)
-
-/**
- * A record from the values of {@link RECORD_COLUMNS}. A point read takes the row as values: the
- * driver's object for a row of 16 columns cost more than the lookup's page reads.
- */
-export function recordOf(values: readonly unknown[]): BeneficiaryRecord {
-  const street = record.address_street(values)
-  const city = record.address_city(values)
-  const postalCode = record.address_postal_code(values)
-  const country = record.address_country(values)
-  return {
-    id: record.id(values),
-    first_name: record.first_name(values),
-    last_name: record.last_name(values),
-    email: record.email(values),
-    phone: record.phone(values),
-    date_of_birth: record.date_of_birth(values),
-    fiscal_code: record.fiscal_code(values),
-    address:
-      street === null
-        ? null
-        : { street, city: city ?? '', postal_code: postalCode ?? '', country: country ?? '' },
-    status: record.status(values),
-    metadata: JSON.parse(record.metadata(values)) as Metadata,
-    created_at: record.created_at(values),
-    updated_at: record.updated_at(values),
-    version: record.version(values),
-  }
-}
-
-/** A summary from the values of {@link SUMMARY_COLUMNS}. */
-export function summaryOf(values: readonly unknown[]): BeneficiarySummary {
-  return {
-    id: summary.id(values),
-    first_name: summary.first_name(values),
-    last_name: summary.last_name(values),
-    email: summary.email(values),
-    phone: summary.phone(values),
-    status: summary.status(values),
-    created_at: summary.created_at(values),
-    updated_at: summary.updated_at(values),
-  }
-}
+/** A summary from the values of `SUMMARY_COLUMNS`, selected first. */
+export const summaryOf = summaryReader(0)
 
 /** A slot for every written column, named like the column. */
 export function beneficiarySlots(): { readonly [C in WrittenColumn]: never } {
@@ -141,24 +47,5 @@ export function toColumns(
   version: number,
   keys: Pick<NameKeys, SortKeyColumn>,
 ): ColumnValues {
-  const address = record.address
-  return {
-    first_name: record.first_name,
-    last_name: record.last_name,
-    email: record.email,
-    phone: record.phone,
-    date_of_birth: record.date_of_birth,
-    fiscal_code: record.fiscal_code,
-    address_street: address === null ? null : address.street,
-    address_city: address === null ? null : address.city,
-    address_postal_code: address === null ? null : address.postal_code,
-    address_country: address === null ? null : address.country,
-    metadata: JSON.stringify(record.metadata),
-    status: record.status,
-    created_at: record.created_at,
-    updated_at: record.updated_at,
-    version,
-    sort_first: keys.sort_first,
-    sort_last: keys.sort_last,
-  }
+  return writtenValues(record, version, keys)
 }
