@@ -8,6 +8,8 @@ import {
   type RateLimitStatus,
 } from './errors.js'
 import { OPERATIONS, type OperationName } from './operations.js'
+import type { BeneficiaryRecord } from './beneficiary.js'
+import type { TokenIdentity, TokenRead } from './ports/beneficiary-store.js'
 import type { SessionStore } from './ports/session-store.js'
 import type { RateLimiter } from './rate-limiter.js'
 
@@ -47,8 +49,56 @@ export class Admission {
     ctx: RequestContext,
     work: (admitted: Admitted) => Promise<Result<T>>,
   ): Promise<Result<T>> {
+    const claims = await this.#verify(ctx.token)
+    if (!(await this.#sessions.isTokenActive(claims.sid, claims.jti))) throw revoked()
+    return this.#proceed(operation, claims, work)
+  }
+
+  /**
+   * As `admit`, for work that starts from one read the storage answers together with the
+   * token's check (`BeneficiaryStore.getForToken`): one round trip where there would be two.
+   * The read comes before the limit and scope checks and is dropped when either refuses, so
+   * refusals keep their order (401, 429, 403) and a refused request changes nothing.
+   */
+  async admitWithRead<T>(
+    operation: OperationName,
+    ctx: RequestContext,
+    read: (token: TokenIdentity) => Promise<TokenRead>,
+    work: (admitted: Admitted, record: BeneficiaryRecord | undefined) => Promise<Result<T>>,
+  ): Promise<Result<T>> {
+    const claims = await this.#verify(ctx.token)
+    const found = await read({ sessionId: claims.sid, jti: claims.jti })
+    if (!found.active) throw revoked()
+    return this.#proceed(operation, claims, (admitted) => work(admitted, found.record))
+  }
+
+  /** Admits a request for an operation open to anyone (login, refresh), keyed by `ctx.ip`. */
+  async admitAnonymous<T>(
+    operation: OperationName,
+    ctx: RequestContext,
+    work: (admitted: AdmittedAnonymous) => Promise<Result<T>>,
+  ): Promise<Result<T>> {
+    const rateLimit = await this.#limiter.take(
+      OPERATIONS[operation].limitClass,
+      ctx.ip ?? 'unknown',
+    )
+    return attachContext({ rateLimit }, () => work({ rateLimit }))
+  }
+
+  /** Checks the token's signature and claims; whether it is revoked is the caller's next step. */
+  async #verify(token: string | undefined): Promise<AccessTokenClaims> {
+    if (token === undefined || token.length === 0)
+      throw new InvalidTokenError('A bearer token is required.')
+    return this.#tokens.verify(token)
+  }
+
+  /** Draws from the limit class, checks the scopes, then runs `work` (the token is active). */
+  async #proceed<T>(
+    operation: OperationName,
+    claims: AccessTokenClaims,
+    work: (admitted: Admitted) => Promise<Result<T>>,
+  ): Promise<Result<T>> {
     const policy = OPERATIONS[operation]
-    const claims = await this.#authenticate(ctx.token)
     const clientId = claims.clientId
     let rateLimit: RateLimitStatus
     try {
@@ -65,29 +115,10 @@ export class Admission {
       return work({ claims, rateLimit })
     })
   }
+}
 
-  /** Admits a request for an operation open to anyone (login, refresh), keyed by `ctx.ip`. */
-  async admitAnonymous<T>(
-    operation: OperationName,
-    ctx: RequestContext,
-    work: (admitted: AdmittedAnonymous) => Promise<Result<T>>,
-  ): Promise<Result<T>> {
-    const rateLimit = await this.#limiter.take(
-      OPERATIONS[operation].limitClass,
-      ctx.ip ?? 'unknown',
-    )
-    return attachContext({ rateLimit }, () => work({ rateLimit }))
-  }
-
-  async #authenticate(token: string | undefined): Promise<AccessTokenClaims> {
-    if (token === undefined || token.length === 0)
-      throw new InvalidTokenError('A bearer token is required.')
-    const claims = await this.#tokens.verify(token)
-    if (!(await this.#sessions.isTokenActive(claims.sid, claims.jti))) {
-      throw new InvalidTokenError('The token has been revoked.')
-    }
-    return claims
-  }
+function revoked(): InvalidTokenError {
+  return new InvalidTokenError('The token has been revoked.')
 }
 
 async function attachContext<T>(context: ErrorContext, work: () => Promise<T>): Promise<T> {

@@ -1,5 +1,5 @@
 import type { AccessTokenClaims } from './access-tokens.js'
-import type { Admission } from './admission.js'
+import type { Admission, Admitted } from './admission.js'
 import {
   type BeneficiaryCreated,
   type BeneficiaryDetail,
@@ -115,8 +115,8 @@ export class BeneficiaryOperations {
   }
 
   get(ctx: RequestContext, id: string | number): Promise<Result<BeneficiaryDetail>> {
-    return this.#admission.admit('get', ctx, async ({ claims, rateLimit }) =>
-      detailResult(await this.#find(id), claims, rateLimit),
+    return this.#admitWithRecord('get', ctx, id, async ({ claims, rateLimit }, read) =>
+      detailResult(await read(), claims, rateLimit),
     )
   }
 
@@ -173,10 +173,9 @@ export class BeneficiaryOperations {
     id: string | number,
     body: RequestBody,
   ): Promise<Result<BeneficiaryDetail>> {
-    return this.#admission.admit('update', ctx, async ({ claims, rateLimit }) => {
-      const beneficiaryId = parseId(id)
+    return this.#admitWithRecord('update', ctx, id, async ({ claims, rateLimit }, read) => {
       const patch = parseUpdateInput(bodyOf(body), isoTime(this.#clock.now()).slice(0, 10))
-      const record = await this.#change(ctx, claims, beneficiaryId, 'updated', (current) =>
+      const record = await this.#change(ctx, claims, read, 'updated', (current) =>
         decideUpdate(current, patch),
       )
       return detailResult(record, claims, rateLimit)
@@ -188,10 +187,9 @@ export class BeneficiaryOperations {
     id: string | number,
     body: RequestBody,
   ): Promise<Result<BeneficiaryDetail>> {
-    return this.#admission.admit('setStatus', ctx, async ({ claims, rateLimit }) => {
-      const beneficiaryId = parseId(id)
+    return this.#admitWithRecord('setStatus', ctx, id, async ({ claims, rateLimit }, read) => {
       const input = parseStatusInput(bodyOf(body))
-      const record = await this.#change(ctx, claims, beneficiaryId, 'status_changed', (current) =>
+      const record = await this.#change(ctx, claims, read, 'status_changed', (current) =>
         decideStatusChange(current, input),
       )
       return detailResult(record, claims, rateLimit)
@@ -239,6 +237,41 @@ export class BeneficiaryOperations {
     })
   }
 
+  /**
+   * Admits `operation` for work that starts from the record `id`, which it reads with `read`
+   * (`NotFoundError` when there is none; the first call may answer from the admission, later
+   * calls read again). When the store has `getForToken`, the token's check and the first read
+   * are one call (one round trip on a database server); else the token is checked first and
+   * `read` gets the record.
+   */
+  #admitWithRecord<T>(
+    operation: 'get' | 'update' | 'setStatus',
+    ctx: RequestContext,
+    id: string | number,
+    work: (admitted: Admitted, read: () => Promise<BeneficiaryRecord>) => Promise<Result<T>>,
+  ): Promise<Result<T>> {
+    const store = this.#store
+    const beneficiaryId = idOf(id)
+    if (store.getForToken === undefined || beneficiaryId === undefined) {
+      return this.#admission.admit(operation, ctx, (admitted) =>
+        work(admitted, () => this.#find(id)),
+      )
+    }
+    return this.#admission.admitWithRead(
+      operation,
+      ctx,
+      (token) => store.getForToken!(beneficiaryId, token),
+      (admitted, first) => {
+        let fresh: BeneficiaryRecord | undefined = first
+        return work(admitted, () => {
+          const record = fresh
+          fresh = undefined
+          return record === undefined ? this.#find(beneficiaryId) : Promise.resolve(record)
+        })
+      },
+    )
+  }
+
   async #find(id: string | number): Promise<BeneficiaryRecord> {
     const record = await this.#store.get(parseId(id))
     if (record === undefined) throw new NotFoundError('The beneficiary was not found.')
@@ -253,12 +286,12 @@ export class BeneficiaryOperations {
   async #change(
     ctx: RequestContext,
     claims: AccessTokenClaims,
-    id: number,
+    read: () => Promise<BeneficiaryRecord>,
     action: HistoryAction,
     decide: (current: BeneficiaryRecord) => Decision,
   ): Promise<BeneficiaryRecord> {
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-      const current = await this.#find(id)
+      const current = await read()
       if (ctx.ifMatch !== undefined && !ifMatchAdmits(ctx.ifMatch, etagOf(current.version))) {
         throw new PreconditionFailedError()
       }
@@ -316,8 +349,13 @@ function detailResult(
 
 /** An id from a path: a positive integer in range, else the resource cannot exist (D12). */
 function parseId(id: string | number): number {
-  const value = typeof id === 'number' ? id : ID.test(id) ? Number(id) : NaN
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new NotFoundError('The beneficiary was not found.')
+  const value = idOf(id)
+  if (value === undefined) throw new NotFoundError('The beneficiary was not found.')
   return value
+}
+
+/** The id a path names, or `undefined` when no record can have it. */
+function idOf(id: string | number): number | undefined {
+  const value = typeof id === 'number' ? id : ID.test(id) ? Number(id) : NaN
+  return Number.isSafeInteger(value) && value >= 1 ? value : undefined
 }

@@ -83,6 +83,8 @@ export type {
   ListQuery,
   NewBeneficiary,
   Page,
+  TokenIdentity,
+  TokenRead,
   WriteOutcome,
 } from './ports/beneficiary-store.js'
 export type { ClientRecord, ClientStore } from './ports/client-store.js'

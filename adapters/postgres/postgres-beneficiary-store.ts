@@ -12,6 +12,8 @@ import type {
   ListQuery,
   NewBeneficiary,
   Page,
+  TokenIdentity,
+  TokenRead,
   WriteOutcome,
 } from '../../core/ports/beneficiary-store.js'
 import { RECORD_COLUMNS, recordOf, sortKeys, toColumns } from './postgres-beneficiary-columns.js'
@@ -22,6 +24,7 @@ import type { PostgresPool } from './postgres-driver.js'
 import { entryValues, PostgresHistory } from './postgres-history.js'
 import { claimValues, PostgresIdempotencyClaims } from './postgres-idempotency-claims.js'
 import { PostgresQuery, slot } from './postgres-query.js'
+import { tokenActive } from './postgres-session-store.js'
 import { translateWriteFailure } from './postgres-storage-failure.js'
 
 /** How often a create that found a live claim gone before it could read it starts over. */
@@ -45,6 +48,7 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
   readonly #assertOpen: () => void
   readonly #track: (work: Promise<void>) => void
   readonly #select: PostgresQuery
+  readonly #selectForToken: PostgresQuery
   readonly #writes: PostgresBeneficiaryWrites
   readonly #history: PostgresHistory
   readonly #claims: PostgresIdempotencyClaims
@@ -68,6 +72,12 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
     this.#select = new PostgresQuery(sql`
       SELECT ${sql.join(RECORD_COLUMNS.map((column) => sql.ref(column)))}
       FROM ${table(schema, 'beneficiaries')} WHERE id = ${slot('id')}`)
+    // The record's columns, null when it is missing or the token is not active, then whether
+    // the token is: one row always, one round trip.
+    this.#selectForToken = new PostgresQuery(sql`
+      SELECT ${sql.join(RECORD_COLUMNS.map((column) => sql.ref(`b.${column}`)))}, t.active
+      FROM (SELECT ${tokenActive(schema)} AS active) t
+      LEFT JOIN ${table(schema, 'beneficiaries')} b ON t.active AND b.id = ${slot('id')}`)
     this.#writes = new PostgresBeneficiaryWrites(schema)
     this.#history = new PostgresHistory(schema)
     this.#claims = new PostgresIdempotencyClaims(schema)
@@ -79,6 +89,16 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
     this.#assertOpen()
     const values = (await this.#select.arrays(this.#pool, { id }))[0]
     return values === undefined ? undefined : recordOf(values)
+  }
+
+  /** `get` and `SessionStore.isTokenActive` in one statement, so one round trip. */
+  async getForToken(id: number, token: TokenIdentity): Promise<TokenRead> {
+    this.#assertOpen()
+    const values = (
+      await this.#selectForToken.arrays(this.#pool, { id, sid: token.sessionId, jti: token.jti })
+    )[0]!
+    if (values[RECORD_COLUMNS.length] !== true) return { active: false }
+    return { active: true, record: values[0] === null ? undefined : recordOf(values) }
   }
 
   /** One page of summaries matching `query`, with the exact total count. */

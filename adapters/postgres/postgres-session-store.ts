@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import type { RevokedToken, SessionRecord, SessionStore } from '../../core/ports/session-store.js'
 import { table } from './postgres-counters.js'
 import type { PostgresPool } from './postgres-driver.js'
@@ -79,12 +79,7 @@ export class PostgresSessionStore implements SessionStore {
         WHERE ${slot('jti')}::text IS NOT NULL
         ON CONFLICT (jti) DO UPDATE SET expires_at = greatest(t.expires_at, excluded.expires_at))
       SELECT 1`)
-    // One statement, three unique-index lookups, asked on every authenticated request.
-    this.#active = new PostgresQuery(sql`
-      SELECT 1 FROM ${table(schema, 'sessions')} s
-      JOIN ${table(schema, 'clients')} c ON c.id = s.client_id
-      WHERE s.id = ${slot('sid')}::text AND s.revoked_at IS NULL AND c.revoked_at IS NULL
-        AND NOT EXISTS (SELECT 1 FROM ${tokens} WHERE jti = ${slot('jti')}::text)`)
+    this.#active = new PostgresQuery(sql`SELECT ${tokenActive(schema)}`)
   }
 
   /**
@@ -133,8 +128,22 @@ export class PostgresSessionStore implements SessionStore {
    */
   async isTokenActive(sessionId: string, jti: string): Promise<boolean> {
     this.#assertOpen()
-    return (await this.#active.run(this.#pool, { sid: sessionId, jti })) > 0
+    return (await this.#active.arrays(this.#pool, { sid: sessionId, jti }))[0]![0] === true
   }
+}
+
+/**
+ * Whether the token of the slots `sid` and `jti` is active, as a boolean SQL expression: three
+ * unique-index lookups (session, client, revoked `jti`). `isTokenActive` asks it alone; the
+ * beneficiary store asks it with the read of a record (`getForToken`).
+ */
+export function tokenActive(schema: string): RawBuilder<boolean> {
+  return sql<boolean>`EXISTS (
+    SELECT 1 FROM ${table(schema, 'sessions')} s
+    JOIN ${table(schema, 'clients')} c ON c.id = s.client_id
+    WHERE s.id = ${slot('sid')}::text AND s.revoked_at IS NULL AND c.revoked_at IS NULL
+      AND NOT EXISTS (
+        SELECT 1 FROM ${table(schema, 'revoked_tokens')} WHERE jti = ${slot('jti')}::text))`
 }
 
 function toSession(row: readonly unknown[]): SessionRecord {

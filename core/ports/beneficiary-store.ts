@@ -72,6 +72,17 @@ export type CreateOutcome =
       readonly createdAt: number
     }
 
+/** An access token as `SessionStore.isTokenActive` takes it: its `sid` and `jti` claims. */
+export interface TokenIdentity {
+  readonly sessionId: string
+  readonly jti: string
+}
+
+/** What `BeneficiaryStore.getForToken` found. */
+export type TokenRead =
+  | { readonly active: false }
+  | { readonly active: true; readonly record: BeneficiaryRecord | undefined }
+
 /** What a compare-and-swap write did. */
 export type WriteOutcome = 'done' | 'missing' | 'conflict'
 
@@ -85,6 +96,15 @@ export type WriteOutcome = 'done' | 'missing' | 'conflict'
 export interface BeneficiaryStore {
   /** The record with this id, or `undefined`. */
   get(id: number): Promise<BeneficiaryRecord | undefined>
+
+  /**
+   * Optional: `SessionStore.isTokenActive(token.sessionId, token.jti)` and `get(id)` answered
+   * together, for a store whose every call is a round trip to a database server. When a store
+   * has it, the core reads the one record a get or a change starts from with it, so that the
+   * token's check costs no round trip of its own (D30 keeps the check in the database). The
+   * answers are those of the two calls; `active: false` carries no record.
+   */
+  getForToken?(id: number, token: TokenIdentity): Promise<TokenRead>
 
   /** One page of summaries matching `query`, with the exact total count. */
   list(query: ListQuery): Promise<Page<BeneficiarySummary>>

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import type { BeneficiaryRecord } from '../../core/beneficiary.js'
+import type { Storage } from '../../core/ports/storage.js'
 import type { CurrentStorage } from './contract-harness.js'
-import { SECOND, T0, clientRecord, sessionRecord } from './storage-fixtures.js'
+import { SECOND, T0, clientRecord, insertBeneficiary, sessionRecord } from './storage-fixtures.js'
 
 const TOKEN_EXPIRY = T0 + 3600 * SECOND
 
@@ -14,6 +16,34 @@ export function describeSessionStoreContract(storage: CurrentStorage): void {
     await store().insert(sessionRecord())
     await store().insert(
       sessionRecord({ id: 'session-2', refresh_token_hash: 'hash-of-refresh-token-2' }),
+    )
+  }
+
+  const records = new WeakMap<Storage, Promise<BeneficiaryRecord>>()
+  /** One record per storage, for `expectActive` to read. */
+  function recordOf(current: Storage): Promise<BeneficiaryRecord> {
+    let record = records.get(current)
+    if (record === undefined) records.set(current, (record = insertBeneficiary(current)))
+    return record
+  }
+
+  /**
+   * Asserts what `isTokenActive` answers and, for a store with `getForToken`, that it answers
+   * the same, with the record (an existing one and a missing one) only when active.
+   */
+  async function expectActive(sessionId: string, jti: string, active: boolean): Promise<void> {
+    assert.equal(await store().isTokenActive(sessionId, jti), active)
+    const beneficiaries = storage().beneficiaries
+    if (beneficiaries.getForToken === undefined) return
+    const record = await recordOf(storage())
+    const token = { sessionId, jti }
+    assert.deepEqual(
+      await beneficiaries.getForToken(record.id, token),
+      active ? { active, record } : { active },
+    )
+    assert.deepEqual(
+      await beneficiaries.getForToken(record.id + 1000, token),
+      active ? { active, record: undefined } : { active },
     )
   }
 
@@ -54,20 +84,20 @@ export function describeSessionStoreContract(storage: CurrentStorage): void {
 
     it('answers true for a token of a live session of a live client, with a live jti', async () => {
       await insertClientWithSessions()
-      assert.equal(await store().isTokenActive('session-1', 'jti-1'), true)
+      await expectActive('session-1', 'jti-1', true)
     })
 
     it('answers false for a token whose session does not exist', async () => {
       await insertClientWithSessions()
-      assert.equal(await store().isTokenActive('session-unknown', 'jti-1'), false)
+      await expectActive('session-unknown', 'jti-1', false)
     })
 
     it('answers false for every token of a revoked session, and for no other session (D5)', async () => {
       await insertClientWithSessions()
       await store().revoke('session-1', T0 + SECOND)
-      assert.equal(await store().isTokenActive('session-1', 'jti-1'), false)
-      assert.equal(await store().isTokenActive('session-1', 'jti-never-seen'), false)
-      assert.equal(await store().isTokenActive('session-2', 'jti-2'), true)
+      await expectActive('session-1', 'jti-1', false)
+      await expectActive('session-1', 'jti-never-seen', false)
+      await expectActive('session-2', 'jti-2', true)
     })
 
     it('answers false for every token of a revoked client (D1)', async () => {
@@ -77,9 +107,9 @@ export function describeSessionStoreContract(storage: CurrentStorage): void {
         sessionRecord({ id: 'session-3', client_id: 'client-2', refresh_token_hash: 'hash-3' }),
       )
       assert.equal(await storage().clients.revoke('client-1', T0 + SECOND), true)
-      assert.equal(await store().isTokenActive('session-1', 'jti-1'), false)
-      assert.equal(await store().isTokenActive('session-2', 'jti-2'), false)
-      assert.equal(await store().isTokenActive('session-3', 'jti-3'), true)
+      await expectActive('session-1', 'jti-1', false)
+      await expectActive('session-2', 'jti-2', false)
+      await expectActive('session-3', 'jti-3', true)
     })
 
     it('answers false for a revoked jti, and only for that jti (D5)', async () => {
@@ -88,9 +118,9 @@ export function describeSessionStoreContract(storage: CurrentStorage): void {
         jti: 'jti-revoked',
         expiresAt: TOKEN_EXPIRY,
       })
-      assert.equal(await store().isTokenActive('session-2', 'jti-revoked'), false)
-      assert.equal(await store().isTokenActive('session-1', 'jti-revoked'), false)
-      assert.equal(await store().isTokenActive('session-1', 'jti-1'), true)
+      await expectActive('session-2', 'jti-revoked', false)
+      await expectActive('session-1', 'jti-revoked', false)
+      await expectActive('session-1', 'jti-1', true)
     })
 
     it('revokes the session along with the token (D5)', async () => {
@@ -98,8 +128,8 @@ export function describeSessionStoreContract(storage: CurrentStorage): void {
       await store().revoke('session-1', T0 + SECOND, { jti: 'jti-1', expiresAt: TOKEN_EXPIRY })
       const session = await store().findByRefreshTokenHash('hash-of-refresh-token-1')
       assert.equal(session?.revoked_at, T0 + SECOND)
-      assert.equal(await store().isTokenActive('session-1', 'jti-other'), false)
-      assert.equal(await store().isTokenActive('session-2', 'jti-2'), true)
+      await expectActive('session-1', 'jti-other', false)
+      await expectActive('session-2', 'jti-2', true)
     })
 
     it('reads back a session inserted as already revoked, and refuses its tokens', async () => {
@@ -107,7 +137,7 @@ export function describeSessionStoreContract(storage: CurrentStorage): void {
       const session = sessionRecord({ revoked_at: T0 })
       await store().insert(session)
       assert.deepEqual(await store().findByRefreshTokenHash(session.refresh_token_hash), session)
-      assert.equal(await store().isTokenActive(session.id, 'jti-1'), false)
+      await expectActive(session.id, 'jti-1', false)
     })
   })
 }
