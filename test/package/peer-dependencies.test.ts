@@ -37,10 +37,9 @@ describe('the drivers a host installs', () => {
     }
   })
 
-  it('are every peer dependency there is, and none of them is a dependency', () => {
+  it('are every peer dependency there is (a new one is named by the code that loads it, in PARTS)', () => {
     const named = new Set(Object.values(PARTS).flatMap((peers) => peers.map((peer) => peer.name)))
     assert.deepEqual(Object.keys(manifest.peerDependencies).sort(), [...named].sort())
-    assert.deepEqual(Object.keys(manifest.dependencies).sort(), ['jose', 'pino', 'typebox'])
     assert.equal(manifest.dependencies['uWebSockets.js'], undefined)
   })
 
