@@ -3,9 +3,11 @@
  * base path, then a graceful stop.
  *
  *   node dist/examples/standalone-server.js [uws|node]
+ *   PORT=8081 node dist/examples/standalone-server.js node
  *
- * It serves on a free port of 127.0.0.1, makes a few real requests to itself, prints them, and
- * stops. Exit code 1 if any answer is not what the API promises.
+ * It serves on 127.0.0.1, on port PORT (default 0: any free one), makes a few real requests to
+ * itself, prints them, and stops; the process exits at once, no connection left open. Exit code
+ * 1 if any answer is not what the API promises, 2 for a PORT that is not a port number.
  */
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -16,6 +18,11 @@ import { openSqliteStorage } from '../adapters/sqlite/index.js'
 import { startServer } from '../server/index.js'
 
 const transport = process.argv[2] === 'node' ? 'node' : 'uws'
+const port = Number(process.env['PORT'] ?? '0')
+if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+  console.error('PORT must be a port number from 0 (any free one) to 65535')
+  process.exit(2)
+}
 const folder = await mkdtemp(join(tmpdir(), 'standalone-'))
 const storage = await openSqliteStorage({ path: join(folder, 'beneficiaries.sqlite') })
 const basePath = '/api/v3'
@@ -24,7 +31,7 @@ const service = await createBeneficiaryService({
   basePath,
   limits: { standard: 300, write: 30, auth: 10 },
 })
-const server = await startServer({ service, transport, basePath, host: '127.0.0.1', port: 0 })
+const server = await startServer({ service, transport, basePath, host: '127.0.0.1', port })
 console.log(`serving ${basePath} over ${server.transport} at ${server.url}`)
 
 try {

@@ -46,7 +46,8 @@ export interface RunningServer {
   readonly url: string
   /**
    * Stops accepting connections and waits for requests in flight, at most `graceMs`
-   * (default 10 s). Does not close the service's storage: its owner does.
+   * (default 10 s), then closes every connection left, idle keep-alive ones included, so the
+   * process can exit at once. Does not close the service's storage: its owner does.
    */
   close(graceMs?: number): Promise<void>
 }
@@ -64,7 +65,11 @@ const TRANSPORTS: Readonly<Record<TransportName, Transport>> = {
  * console.log(`listening on ${server.url}`)
  * await server.close()
  *
+ * @throws MissingPeerDependencyError when the `uws` transport is asked for and hyper-express is
+ *   not installed (an optional peer dependency, with an `overrides` entry: see the README).
  * @throws TransportUnavailableError when the `uws` transport cannot load on this platform.
+ * @throws Error as node:http's, on either transport, when it cannot listen: `EADDRINUSE` for a
+ *   port in use by any process (the uws transport never shares a port).
  * @throws TypeError for a malformed `basePath` or `trustProxy` entry, or a `requestTimeoutMs`
  *   the transport cannot keep.
  */

@@ -3,6 +3,8 @@
  * not need `@types/pg`: a `pg.Pool` fits {@link PostgresPool}, and so does any pool with the
  * same methods.
  */
+import { importWithPeers, type PeerPackage } from '../../core/missing-peer-dependency-error.js'
+import { KYSELY_PEER } from '../relational/relational-peers.js'
 
 /** Parses a column's text value; chosen by the column type's OID. */
 export type PostgresTypeParser = (value: string) => unknown
@@ -51,22 +53,27 @@ export interface PgModule {
 }
 
 /**
- * Loads node-postgres, an optional peer dependency: a host that uses only the core, or another
- * adapter, never loads it.
- * @throws Error naming the package to install when `pg` is missing.
+ * What the PostgreSQL adapter needs the host to install: node-postgres and Kysely, with their
+ * `peerDependencies` ranges in `package.json` (a test holds the two equal).
+ */
+export const POSTGRES_PEERS: readonly PeerPackage[] = Object.freeze([
+  KYSELY_PEER,
+  Object.freeze({ name: 'pg', range: '^8.11.0' }),
+])
+
+/**
+ * Loads node-postgres, an optional peer dependency: a host that uses only the core, another
+ * adapter, or a pool of its own, never loads it.
+ * @throws MissingPeerDependencyError naming the packages to install when `pg` is missing.
  */
 export async function loadPg(): Promise<PgModule> {
-  let loaded: { default?: PgModule } & Partial<PgModule>
-  try {
-    // A variable, not a literal: the compiler must not require the package's types.
-    const name = 'pg'
-    loaded = (await import(name)) as typeof loaded
-  } catch (error) {
-    throw new Error(
-      'The PostgreSQL storage needs the "pg" package (node-postgres 8): npm install pg',
-      { cause: error },
-    )
-  }
+  // A variable, not a literal: the compiler must not require the package's types.
+  const name = 'pg'
+  const loaded = await importWithPeers(
+    'beneficiary-service/postgres',
+    POSTGRES_PEERS,
+    () => import(name) as Promise<{ default?: PgModule } & Partial<PgModule>>,
+  )
   const module = loaded.default ?? loaded
   if (typeof module.Pool !== 'function') {
     throw new Error(

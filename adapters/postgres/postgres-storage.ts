@@ -107,8 +107,8 @@ export class PostgresStorage implements Storage {
  * idle connection that breaks (the server restarting) is dropped and replaced on next use.
  *
  * @throws TypeError for invalid options, or when `migrate` is false and the schema is not up
- * to date; Error naming the package when `pg` is not installed; `StorageUnavailableError` when
- * the database cannot be reached.
+ * to date; `MissingPeerDependencyError` naming the packages when `pg` is not installed;
+ * `StorageUnavailableError` when the database cannot be reached.
  *
  * @example
  * const storage = await openPostgresStorage({

@@ -1,10 +1,6 @@
 import { mkdirSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import {
-  openSqliteStorage,
-  type SqliteConfig,
-  type SqliteStorage,
-} from '../../adapters/sqlite/index.js'
+import type { SqliteConfig, SqliteStorage } from '../../adapters/sqlite/index.js'
 import { CommandFailedError } from './cli-error.js'
 import type { Settings } from './settings.js'
 
@@ -21,12 +17,16 @@ export function databasePath(settings: Settings): string {
  * `path` and brings its schema up to date. A write waits up to `busyTimeoutMs` (default 5000)
  * for another process's; `checkpoint` as in `SqliteConfig` (the server checkpoints in the
  * background, other commands inline).
- * @throws CommandFailedError naming the path when it cannot be opened.
+ * @throws CommandFailedError naming the path when it cannot be opened;
+ *   MissingPeerDependencyError when better-sqlite3 or kysely is not installed.
  */
 export async function openDatabase(
   path: string,
   options: Pick<SqliteConfig, 'busyTimeoutMs' | 'checkpoint'> = {},
 ): Promise<SqliteStorage> {
+  // Loaded only when a command opens a SQLite database: a host of the package without the
+  // adapter's drivers can still run the CLI on PostgreSQL, and is told what to install here.
+  const { openSqliteStorage } = await import('../../adapters/sqlite/index.js')
   try {
     // Every folder made here is its owner's alone (D32); an existing one is left as it is.
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true, mode: 0o700 })

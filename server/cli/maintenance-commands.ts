@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { backupSqlite } from '../../adapters/sqlite/index.js'
 import { CommandFailedError, UsageError } from './cli-error.js'
 import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
 import { openDatabase } from './database.js'
@@ -49,6 +48,8 @@ export async function backupCommand(args: readonly string[], io: CliIo): Promise
   if (!existsSync(path)) throw new CommandFailedError(`no database at ${path}`)
   if (resolve(to) === resolve(path)) throw new UsageError('must not be the database itself', '--to')
   const storage = await openDatabase(path)
+  // Imported when used, as every adapter is (see openCliDatabase).
+  const { backupSqlite } = await import('../../adapters/sqlite/index.js')
   try {
     const pages = await backupSqlite(storage, to)
     io.out(JSON.stringify({ database: path, to, pages }))

@@ -1,3 +1,4 @@
+import { MissingPeerDependencyError } from '../../core/missing-peer-dependency-error.js'
 import { TransportUnavailableError } from '../transports/transport-unavailable-error.js'
 import { CommandFailedError, UsageError } from './cli-error.js'
 import type { CliIo } from './cli-io.js'
@@ -42,7 +43,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.err(`beneficiaries ${name}: ${error.message}. Run "beneficiaries ${name} --help".`)
       return 2
     }
-    if (error instanceof CommandFailedError || error instanceof TransportUnavailableError) {
+    if (
+      error instanceof CommandFailedError ||
+      error instanceof TransportUnavailableError ||
+      error instanceof MissingPeerDependencyError
+    ) {
       io.err(`beneficiaries ${name}: ${error.message}`)
       return 1
     }

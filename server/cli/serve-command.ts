@@ -2,6 +2,7 @@ import { nodeSha256 } from '../node-sha256.js'
 import { createBeneficiaryService } from '../../core/index.js'
 import { createLogger } from '../logger.js'
 import { startServer, type RunningServer } from '../start-server.js'
+import { CommandFailedError } from './cli-error.js'
 import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
 import { DEFAULT_DATABASE_PATH, filesOpenToOthers } from './database.js'
 import { describeTarget, openCliDatabase } from './storage-target.js'
@@ -42,8 +43,9 @@ const TRANSPORT_NAMES = { uws: 'hyper-express on uWebSockets.js', node: 'node:ht
  * `beneficiaries serve`: checks the configuration, opens the database, serves the API until
  * SIGTERM or SIGINT, then stops accepting, lets requests in flight finish (bounded), closes
  * the database and returns 0.
- * @throws UsageError for bad configuration; CommandFailedError or TransportUnavailableError
- *   when the server cannot start.
+ * @throws UsageError for bad configuration; CommandFailedError (a port in use: EADDRINUSE, on
+ *   either transport), TransportUnavailableError or MissingPeerDependencyError when the server
+ *   cannot start.
  */
 export async function serveCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommand(args, OPTIONS)
@@ -119,7 +121,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     await limits?.close()
     await database.close()
     await new Promise<void>((resolve) => logger.flush(() => resolve()))
-    throw error
+    throw listenFailure(error, config.host, config.port) ?? error
   }
   logger.info(
     { url: server.url, transport: server.transport, db },
@@ -136,6 +138,19 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   logger.info('Stopped')
   await new Promise<void>((resolve) => logger.flush(() => resolve()))
   return 0
+}
+
+/** A failure to listen (both transports fail as node:http does) in the CLI's words. */
+function listenFailure(error: unknown, host: string, port: number): CommandFailedError | undefined {
+  if (!(error instanceof Error)) return undefined
+  const { code, syscall } = error as NodeJS.ErrnoException
+  if (syscall !== 'listen') return undefined
+  const address = `${host.includes(':') ? `[${host}]` : host}:${port}`
+  const reason =
+    code === 'EADDRINUSE'
+      ? 'the address is already in use (EADDRINUSE): another server runs there; choose another --port'
+      : error.message
+  return new CommandFailedError(`cannot listen on ${address}: ${reason}`, { cause: error })
 }
 
 function shellQuote(text: string): string {

@@ -1,5 +1,4 @@
 import { STATUS_CODES } from 'node:http'
-import type * as HyperExpress from 'hyper-express'
 import type { Request, Response, Server } from 'hyper-express'
 import type { ApiRequest } from '../api-request.js'
 import type { ApiResponse } from '../api-response.js'
@@ -17,10 +16,15 @@ import {
 import { AnswerBatch } from './answer-batch.js'
 import { Drain } from './drain.js'
 import { InFlight } from './in-flight.js'
-import { TransportUnavailableError } from './transport-unavailable-error.js'
 import { hasSoundFraming, headBytes } from './uws-request-head.js'
+import {
+  closeConnections,
+  listenExclusively,
+  loadHyperExpress,
+  type HyperExpressModule,
+  type UwsListenSocket,
+} from './uws-listen.js'
 
-type HyperExpressModule = typeof HyperExpress
 type RawResponse = Response['raw']
 
 /** One request taken from uWS, until it is settled. */
@@ -98,29 +102,26 @@ const TIMED_OUT = Symbol('timed out')
  * connection is not read again until it is answered, so that a request pipelined behind it in a
  * later read waits, and is answered in its turn.
  *
+ * It listens on its port alone (`listenExclusively`): a port in use fails with `EADDRINUSE`, as
+ * over node:http. `close()` closes the connections left idle too, so that a process that closed
+ * its server can exit at once rather than when their clients time out.
+ *
+ * @throws MissingPeerDependencyError when hyper-express is not installed.
  * @throws TransportUnavailableError when hyper-express or its native uWebSockets.js binary
  *   cannot load on this platform.
+ * @throws Error as node:http's when it cannot listen (`EADDRINUSE`).
  */
 export const listenHyperExpress: Transport = async (handler, options) => {
   const hyperExpress = await loadHyperExpress()
   return new HyperExpressTransport(handler, options, hyperExpress).listen(options)
 }
 
-async function loadHyperExpress(): Promise<HyperExpressModule> {
-  try {
-    const loaded = (await import('hyper-express')) as HyperExpressModule & {
-      default?: HyperExpressModule
-    }
-    return loaded.default ?? loaded
-  } catch (error) {
-    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''
-    throw new TransportUnavailableError('uws', reason, { cause: error })
-  }
-}
-
 class HyperExpressTransport {
   readonly #handler: ApiHandler
+  readonly #hyperExpress: HyperExpressModule
   readonly #server: Server
+  #socket: UwsListenSocket | undefined
+  #closed: Promise<void> | undefined
   readonly #cap: number
   readonly #timeoutMs: number
   readonly #inFlight = new InFlight<Exchange>()
@@ -140,6 +141,7 @@ class HyperExpressTransport {
 
   constructor(handler: ApiHandler, options: TransportOptions, hyperExpress: HyperExpressModule) {
     this.#handler = handler
+    this.#hyperExpress = hyperExpress
     this.#cap = options.maxBodyBytes ?? MAX_BODY_BYTES
     this.#timeoutMs = options.requestTimeoutMs ?? TRANSPORT_DEFAULTS.requestTimeoutMs
     if (!(this.#timeoutMs > 0 && this.#timeoutMs <= MAX_UWS_BODY_TIMEOUT_MS)) {
@@ -160,14 +162,11 @@ class HyperExpressTransport {
   }
 
   async listen(options: TransportOptions): Promise<RunningTransport> {
-    try {
-      await this.#server.listen(options.port, options.host)
-    } catch (error) {
-      throw error instanceof Error ? error : new Error(String(error))
-    }
+    const { host, port, tls } = options
+    this.#socket = await listenExclusively(this.#hyperExpress, this.#server, host, port, tls)
     return {
-      port: this.#server.port,
-      close: (graceMs) => this.#shutdown(graceMs ?? TRANSPORT_DEFAULTS.graceMs),
+      port: this.#hyperExpress.compressors.us_socket_local_port(this.#socket),
+      close: (graceMs) => (this.#closed ??= this.#shutdown(graceMs ?? TRANSPORT_DEFAULTS.graceMs)),
     }
   }
 
@@ -358,7 +357,7 @@ class HyperExpressTransport {
 
   async #shutdown(graceMs: number): Promise<void> {
     this.#closing = true
-    this.#server.close()
+    this.#server.close(this.#socket)
     for (const [slot, exchange] of this.#inFlight.entries()) {
       if (exchange.res.completed) this.#inFlight.release(slot, exchange)
     }
@@ -367,6 +366,9 @@ class HyperExpressTransport {
       this.#inFlight.release(slot, exchange)
       exchange.res.close()
     }
+    // Every connection left is idle (kept alive by its client): closed now, not when the
+    // client or uWS's idle timeout gives up on it, which would hold the process for seconds.
+    closeConnections(this.#server)
   }
 }
 

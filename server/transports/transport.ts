@@ -41,7 +41,10 @@ export interface TlsFiles {
 export interface TransportOptions {
   /** The address to listen on: `127.0.0.1`, `::`, … */
   readonly host: string
-  /** 0 picks a free port. */
+  /**
+   * 0 picks a free port. A port another socket listens on fails as node:http does
+   * (`EADDRINUSE`), on every transport: none shares a port.
+   */
   readonly port: number
   /** Serve HTTPS with these files; plain HTTP without. */
   readonly tls?: TlsFiles | undefined
@@ -67,7 +70,8 @@ export interface RunningTransport {
   /**
    * Stops accepting connections, lets requests in flight finish (answered with
    * `Connection: close`), and resolves when they have, or after `graceMs`, when the stragglers
-   * are cut off.
+   * are cut off. Keep-alive connections left idle are closed too, so that nothing holds the
+   * process once it resolves.
    */
   close(graceMs?: number): Promise<void>
 }

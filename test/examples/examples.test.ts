@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer, type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { after, describe, it } from 'node:test'
@@ -21,6 +23,43 @@ async function runExample(args: string[], extraEnv: Record<string, string> = {})
   return stdout
 }
 
+/** A port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1')
+  await once(probe, 'listening')
+  const { port } = probe.address() as AddressInfo
+  await new Promise((resolve) => probe.close(resolve))
+  return port
+}
+
+/**
+ * Runs an example to its exit and tells how long it lived after printing `mark`: what
+ * `execFile` cannot, since it reports only once the output is closed.
+ */
+async function runUntilExit(
+  args: string[],
+  extraEnv: Record<string, string>,
+  mark?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string; lingerMs: number }> {
+  const env: Record<string, string | undefined> = { ...process.env, ...extraEnv }
+  delete env['NODE_TEST_CONTEXT']
+  const child = spawn(process.execPath, args, { env, timeout: 60_000 })
+  let stdout = ''
+  let stderr = ''
+  let markedAt: number | undefined
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk
+    if (mark !== undefined && markedAt === undefined && stdout.includes(mark)) {
+      markedAt = performance.now()
+    }
+  })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  // 'close', not 'exit': by then all of the output has been read.
+  const [code] = (await once(child, 'close')) as [number | null]
+  const lingerMs = markedAt === undefined ? Infinity : performance.now() - markedAt
+  return { code, stdout, stderr, lingerMs }
+}
+
 describe('examples run as the README shows them', () => {
   it('embed-in-process walks the whole life cycle against SQLite', async () => {
     const out = await runExample([example('embed-in-process.js')])
@@ -29,13 +68,35 @@ describe('examples run as the README shows them', () => {
     assert.match(out, /embed-in-process: ok$/m)
   })
 
-  for (const transport of ['uws', 'node']) {
-    it(`standalone-server starts, answers and stops over ${transport}`, async () => {
-      const out = await runExample([example('standalone-server.js'), transport])
-      assert.match(out, new RegExp(`over ${transport} at http://127\\.0\\.0\\.1:\\d+`))
-      assert.match(out, /standalone-server: ok$/m)
+  for (const [transport, chosen] of [
+    ['uws', true],
+    ['node', false],
+  ] as const) {
+    it(`standalone-server serves on ${chosen ? 'the PORT given' : 'a free port'}, answers, stops and exits at once over ${transport}`, async () => {
+      const port = chosen ? await freePort() : undefined
+      const env: Record<string, string> = port === undefined ? {} : { PORT: String(port) }
+      const { stdout, lingerMs } = await runUntilExit(
+        [example('standalone-server.js'), transport],
+        env,
+        'standalone-server: ok',
+      )
+      assert.match(
+        stdout,
+        new RegExp(`over ${transport} at http://127\\.0\\.0\\.1:${port ?? '\\d+'}\\n`),
+      )
+      assert.match(stdout, /standalone-server: ok$/m)
+      // No connection left open holds the process (uWS kept idle ones for seconds).
+      assert.ok(lingerMs < 1_000, `the process exited ${Math.round(lingerMs)} ms after ok`)
     })
   }
+
+  it('standalone-server refuses a PORT that is not a port number', async () => {
+    const { code, stderr } = await runUntilExit([example('standalone-server.js'), 'node'], {
+      PORT: '80a',
+    })
+    assert.equal(code, 2)
+    assert.match(stderr, /PORT must be a port number/)
+  })
 
   it('testing-with-fake-clock passes its own node:test suite', async () => {
     const out = await runExample([

@@ -344,6 +344,8 @@ describe('graceful shutdown of beneficiaries serve', () => {
     assert.equal(warning['mode'], '0644')
     assert.equal(warning['level'], 40)
     assert.match(String(warning['msg']), /chmod 600/)
+    // The warning comes before the database is opened: SIGTERM is handled once it listens.
+    await open.url()
     open.child.kill('SIGTERM')
     assert.equal(await open.exited, 0)
   })
