@@ -1,3 +1,5 @@
+import { importWithPeers, type PeerPackage } from '../../core/missing-peer-dependency-error.js'
+
 /**
  * The slice of node-redis (`@redis/client`) the adapter uses, typed here so that the adapter's
  * types do not need the package: a node-redis client fits {@link RedisCommandClient}, and so
@@ -43,31 +45,29 @@ export interface RedisModule {
   createClient(options: Record<string, unknown>): RedisOwnedClient
 }
 
-/** The packages tried, in order: the client alone, then the `redis` package that bundles it. */
-const PACKAGES = ['@redis/client', 'redis']
+/** The package the Redis store loads, which the host installs (an optional peer dependency). */
+export const REDIS_PEERS: readonly PeerPackage[] = Object.freeze([
+  { name: '@redis/client', range: '^6.3.1' },
+])
 
 /**
- * Loads node-redis, an optional peer dependency: a host that keeps its limits in process never
- * loads it.
- * @throws Error naming the package to install when neither `@redis/client` nor `redis` is there.
+ * Loads node-redis's client, an optional peer dependency: a host that keeps its limits in
+ * process never loads it.
+ * @throws MissingPeerDependencyError naming the package when `@redis/client` is not installed.
  */
 export async function loadRedis(): Promise<RedisModule> {
-  const failures: unknown[] = []
-  for (const name of PACKAGES) {
-    let loaded: { default?: Partial<RedisModule> } & Partial<RedisModule>
-    try {
-      // A variable, not a literal: the compiler must not require the package's types.
-      loaded = (await import(name)) as typeof loaded
-    } catch (error) {
-      failures.push(error)
-      continue
-    }
-    const module = typeof loaded.createClient === 'function' ? loaded : loaded.default
-    if (typeof module?.createClient === 'function') return module as RedisModule
-    failures.push(new Error(`"${name}" does not export createClient`))
+  const name = REDIS_PEERS[0]!.name
+  // A variable, not a literal: the compiler must not require the package's types.
+  const loaded = (await importWithPeers(
+    'the Redis rate-limit store (beneficiary-service/redis)',
+    REDIS_PEERS,
+    () => import(name),
+  )) as { default?: Partial<RedisModule> } & Partial<RedisModule>
+  const module = typeof loaded.createClient === 'function' ? loaded : loaded.default
+  if (typeof module?.createClient !== 'function') {
+    throw new Error(
+      `"${name}" does not export createClient: install ${name}@${REDIS_PEERS[0]!.range}`,
+    )
   }
-  throw new Error(
-    'The Redis rate-limit store needs the "@redis/client" package (node-redis 6): npm install @redis/client',
-    { cause: new AggregateError(failures) },
-  )
+  return module as RedisModule
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import type { PeerPackage } from '../../core/index.js'
 import { POSTGRES_PEERS } from '../../adapters/postgres/postgres-driver.js'
+import { REDIS_PEERS } from '../../adapters/redis/redis-driver.js'
 import { SQLITE_PEERS } from '../../adapters/sqlite/sqlite-peers.js'
 import { UWS_OVERRIDE, UWS_PEERS } from '../../server/transports/uws-listen.js'
 
@@ -22,6 +23,7 @@ const readme = readFileSync(new URL('README.md', root), 'utf8')
 const PARTS: Readonly<Record<string, readonly PeerPackage[]>> = {
   'beneficiary-service/sqlite': SQLITE_PEERS,
   'beneficiary-service/postgres': POSTGRES_PEERS,
+  'beneficiary-service/redis': REDIS_PEERS,
   'the uws transport': UWS_PEERS,
 }
 
@@ -44,7 +46,7 @@ describe('the drivers a host installs', () => {
   })
 
   it('are installed by the commands the README gives, and uws with the override it gives', () => {
-    for (const peers of [SQLITE_PEERS, POSTGRES_PEERS]) {
+    for (const peers of [SQLITE_PEERS, POSTGRES_PEERS, REDIS_PEERS]) {
       const command = `npm install ${peers.map((peer) => `"${peer.name}@${peer.range}"`).join(' ')}`
       assert.ok(readme.includes(command), `the README shows ${command}`)
     }
