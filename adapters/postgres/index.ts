@@ -11,6 +11,7 @@
  * const storage = await openPostgresStorage({ connectionString: process.env.DATABASE_URL })
  */
 export { openPostgresStorage, PostgresStorage } from './postgres-storage.js'
+export type { PostgresPoolUsage } from './postgres-storage.js'
 export type { PostgresStorageOptions } from './postgres-config.js'
 export type {
   PostgresPool,
