@@ -20,6 +20,13 @@ export type { ApiResponse } from './api-response.js'
 export { startServer } from './start-server.js'
 export type { RunningServer, StartServerOptions } from './start-server.js'
 export { buildOpenApiDocument } from './openapi.js'
+export { ServerMetrics } from './metrics/server-metrics.js'
+export type {
+  GroupCommitSource,
+  PoolUsage,
+  ServerMetricsOptions,
+} from './metrics/server-metrics.js'
+export type { MetricsOptions } from './metrics/metrics-endpoint.js'
 export type { OpenApiOptions } from './openapi.js'
 export { createLogger } from './logger.js'
 export type { LoggerOptions } from './logger.js'

@@ -1,5 +1,6 @@
 import type { BeneficiaryService } from '../core/beneficiary-service.js'
 import { createHandler, type HandlerLogger } from './handler.js'
+import type { MetricsOptions } from './metrics/metrics-endpoint.js'
 import { listenHyperExpress } from './transports/hyper-express-transport.js'
 import { listenNodeHttp } from './transports/node-http-transport.js'
 import type { TlsFiles, Transport, TransportName } from './transports/transport.js'
@@ -22,6 +23,12 @@ export interface StartServerOptions {
   readonly basePath?: string | undefined
   /** One JSON line per request goes here (a pino logger). Default: none. */
   readonly logger?: HandlerLogger | undefined
+  /**
+   * Prometheus metrics: counted for every request and served at `GET /metrics` (outside the
+   * base path, not rate limited), to anybody or only with a bearer token. Default: none, and
+   * `/metrics` is a 404.
+   */
+  readonly metrics?: MetricsOptions | undefined
   /**
    * Time for a request's body to arrive once its headers have; then 408 `request_timeout` on
    * both transports. Default 5 s; at most 7 s over uws (`MAX_UWS_BODY_TIMEOUT_MS`).
@@ -73,6 +80,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(options.basePath !== undefined && { basePath: options.basePath }),
     ...(options.trustProxy !== undefined && { trustProxy: options.trustProxy }),
     ...(options.logger !== undefined && { logger: options.logger }),
+    ...(options.metrics !== undefined && { metrics: options.metrics }),
   })
   const host = options.host ?? '127.0.0.1'
   const running = await transport(handler, {

@@ -58,7 +58,12 @@ ${DB}
                             default 10); the instances' pools together must fit the
                             server's max_connections
   --body-timeout S          Seconds a request body may take to arrive after its headers
-                            before it is answered 408 (BODY_TIMEOUT_SECONDS, 1 to 7, default 5)`
+                            before it is answered 408 (BODY_TIMEOUT_SECONDS, 1 to 7, default 5)
+  --metrics MODE            Prometheus metrics at GET /metrics, outside the base path and not
+                            rate limited: off (a 404), public, or token: a scrape needs
+                            "Authorization: Bearer $METRICS_TOKEN" (METRICS, default token
+                            when METRICS_TOKEN is set, else public). METRICS_TOKEN is read from
+                            the environment only: 16+ characters, e.g. openssl rand -hex 32`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

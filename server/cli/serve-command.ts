@@ -1,6 +1,7 @@
 import { nodeSha256 } from '../node-sha256.js'
 import { createBeneficiaryService } from '../../core/index.js'
 import { createLogger } from '../logger.js'
+import { ServerMetrics } from '../metrics/server-metrics.js'
 import { startServer, type RunningServer } from '../start-server.js'
 import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
 import { DEFAULT_DATABASE_PATH, filesOpenToOthers } from './database.js'
@@ -30,6 +31,7 @@ const OPTIONS = {
   'busy-timeout': { type: 'string' },
   'pool-size': { type: 'string' },
   'body-timeout': { type: 'string' },
+  metrics: { type: 'string' },
 } as const
 
 const TRANSPORT_NAMES = { uws: 'hyper-express on uWebSockets.js', node: 'node:http' } as const
@@ -65,6 +67,8 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   })
   const storage = database.storage
   const db = describeTarget(config.database)
+  const metrics = config.metrics === 'off' ? undefined : new ServerMetrics()
+  if (metrics !== undefined) database.watch(metrics)
   if (config.database.kind === 'postgres') {
     logger.warn(
       'Rate limits are kept per instance: with several instances on one database, each allows the full limit',
@@ -101,6 +105,9 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       basePath: config.basePath,
       logger,
       requestTimeoutMs: config.bodyTimeoutMs,
+      ...(metrics !== undefined && {
+        metrics: { collector: metrics, token: config.metricsToken },
+      }),
     })
   } catch (error) {
     await database.close()
@@ -108,7 +115,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     throw error
   }
   logger.info(
-    { url: server.url, transport: server.transport, db },
+    { url: server.url, transport: server.transport, db, metrics: config.metrics },
     `Listening on ${server.url}${config.basePath} (transport ${server.transport}: ${TRANSPORT_NAMES[server.transport]})`,
   )
   const signal = await new Promise<string>((resolve) => {
