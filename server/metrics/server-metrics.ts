@@ -58,8 +58,8 @@ const DURATIONS = 'beneficiary_http_request_duration_seconds'
  *   `beneficiary_postgres_pool_waiting`;
  * - prom-client's default metrics: `process_*` and `nodejs_*` (event-loop lag among them).
  *
- * Counting a request costs one histogram observation (about 0.3 µs); the request counter is
- * read from the histogram's counts when scraped.
+ * Counting a request costs one histogram observation, about 0.5 µs in all; the request counter
+ * is read from the histogram's counts when scraped rather than kept apart.
  *
  * @example
  * const metrics = new ServerMetrics()

@@ -25,6 +25,26 @@ async function scrape(
   return parsePrometheusText(answer.body ?? '')
 }
 
+describe('the text-format parser of these tests', () => {
+  it('refuses what breaks the exposition format, so that a bad scrape fails its test', () => {
+    const good = '# HELP a_total A.\n# TYPE a_total counter\na_total{x="1"} 2\n'
+    assert.equal(sampleValue(parsePrometheusText(good), 'a_total', { x: '1' }), 2)
+    for (const bad of [
+      'a_total 1',
+      'a_total{x="1"} one\n',
+      'a_total{x="1",x="2"} 1\n',
+      'a_total{x=1} 1\n',
+      'a_total{x="\\q"} 1\n',
+      'a_total{x="1"} 1\na_total{x="1"} 2\n',
+      '1a_total 1\n',
+      'a_total 1\n# TYPE a_total counter\n',
+      '# TYPE a_total countre\n',
+    ]) {
+      assert.throws(() => parsePrometheusText(bad), Error, JSON.stringify(bad))
+    }
+  })
+})
+
 describe('metrics through the handler', () => {
   it('counts requests by route template, method and status, never by the path or a value sent', async () => {
     const world = await createWorld()
