@@ -4,7 +4,7 @@ import type { ApiRequest } from './api-request.js'
 import type { ApiResponse } from './api-response.js'
 import { bearerToken } from './bearer-token.js'
 import { ClientIpResolver } from './client-ip.js'
-import { ifNoneMatchHits, notModified } from './conditional-get.js'
+import { ifNoneMatchHits } from './if-none-match-hits.js'
 import { describeError } from './describe-error.js'
 import { STATUS_BY_CODE, STATUS_BY_HTTP_CODE, type HttpErrorCode } from './error-status.js'
 import { isJsonContentType, parseJsonBody } from './json-body.js'
@@ -191,13 +191,12 @@ class RequestHandler {
       query = parsed
     }
     const result = await route.invoke(this.#service, ctx, params, body, query)
-    const response = success(route.status, result, requestId)
     // Only once the token, the limit and the record have been checked (RFC 9110 13.2.1).
-    if (result.etag !== undefined && honoursIfNoneMatch(route)) {
-      if (ifNoneMatchHits(request.headers['if-none-match'], result.etag)) {
-        return { response: notModified(response), clientId: result.clientId }
-      }
-    }
+    const unchanged =
+      result.etag !== undefined &&
+      honoursIfNoneMatch(route) &&
+      ifNoneMatchHits(request.headers['if-none-match'], result.etag)
+    const response = success(unchanged ? 304 : route.status, result, requestId)
     if (route.status === 201) {
       response.headers['location'] = this.#routes.basePath + route.location(result.value)
     }

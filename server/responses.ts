@@ -26,13 +26,16 @@ export function plain(status: number, body: string, requestId: string): DraftRes
   return { status, headers: baseHeaders(requestId), body }
 }
 
-/** The answer to an operation that succeeded, with its ETag and rate-limit headers. */
+/**
+ * The answer to an operation that succeeded, with its ETag and rate-limit headers. A 204, and a
+ * 304 Not Modified (the 200's headers, RFC 9110 15.4.5), have no body and so no Content-Type.
+ */
 export function success(status: number, result: Result<unknown>, requestId: string): DraftResponse {
   const headers = baseHeaders(requestId)
   if (result.etag !== undefined) headers['etag'] = result.etag
   if (result.replayed === true) headers['idempotent-replayed'] = 'true'
   if (result.rateLimit !== undefined) setRateLimitHeaders(headers, result.rateLimit)
-  if (status === 204) {
+  if (status === 204 || status === 304) {
     delete headers['content-type']
     return { status, headers, body: undefined }
   }

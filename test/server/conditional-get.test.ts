@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ifNoneMatchHits } from '../../server/conditional-get.js'
+import { ifNoneMatchHits } from '../../server/if-none-match-hits.js'
 import { OpenApiResponseValidator } from './openapi-validator.js'
 import { createTestHandler, login, MARIO, send, type Answer } from './server-fixtures.js'
 

@@ -1,5 +1,3 @@
-import type { ApiResponse } from './api-response.js'
-
 /**
  * Whether an `If-None-Match` field value names `etag`, the current ETag of the representation
  * (RFC 9110 13.1.2): `*` names any current representation; otherwise one entity-tag of the list
@@ -35,17 +33,4 @@ export function ifNoneMatchHits(field: string | undefined, etag: string): boolea
     at = close + 1
   }
   return false
-}
-
-/**
- * The 304 Not Modified answer in place of `ok`, the 200 it would have been: the same headers
- * (ETag, Cache-Control, X-Request-Id, the rate-limit fields) but no body, and so no
- * Content-Type (RFC 9110 15.4.5).
- */
-export function notModified(ok: ApiResponse): ApiResponse {
-  const headers: Record<string, string> = {}
-  for (const name in ok.headers) {
-    if (name !== 'content-type') headers[name] = ok.headers[name]!
-  }
-  return { status: 304, headers, body: undefined }
 }
