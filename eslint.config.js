@@ -20,7 +20,7 @@ export default tseslint.config(
             { group: ['node:*'], message: 'core/ must not use Node built-ins' },
             { group: ['**/adapters/**', '**/server/**'], message: 'core/ imports only itself' },
             {
-              group: ['better-sqlite3', 'kysely', 'hyper-express', 'pino'],
+              group: ['better-sqlite3', 'kysely', 'hyper-express', 'pino', 'prom-client'],
               message: 'core/ is framework-free',
             },
           ],

@@ -2,7 +2,8 @@
  * The in-process micro-benchmark: each piece of the request path timed on its own, without the
  * network, so that a regression can be found where it happens. Token verification (cache hit
  * and miss), the limiter's take, the SQLite store's get by id and first page, the JSON of a
- * detail and of a list page, `service.get`, and the whole handler for a detail.
+ * detail and of a list page, `service.get`, and the whole handler for a detail: without metrics,
+ * with them (what counting a request costs), and answering 304 to If-None-Match.
  *
  * Usage: `node dist/bench/micro.js --iterations 20000 --rows 100000`
  */
@@ -19,6 +20,7 @@ import { RateLimiter } from '../core/rate-limiter.js'
 import { systemClock } from '../core/system-clock.js'
 import { fakeBeneficiaries } from '../server/cli/fake-beneficiaries.js'
 import { createHandler } from '../server/handler.js'
+import { ServerMetrics } from '../server/metrics/server-metrics.js'
 
 /** Options of {@link runMicro}. */
 export interface MicroOptions {
@@ -93,6 +95,15 @@ export async function runMicro(options: MicroOptions): Promise<MicroResult[]> {
     const page = (await service.list({ token }, {})).value
     const listQuery = { offset: 0, limit: 20, sort: 'id', descending: false } as const
     const handler = createHandler(service)
+    const counted = createHandler(service, { metrics: { collector: new ServerMetrics() } })
+    const detailRequest = (headers: Record<string, string>) => ({
+      method: 'GET',
+      path: `/v3/beneficiaries/${randomId()}`,
+      query: '',
+      headers: { authorization: `Bearer ${token}`, ...headers },
+      body: undefined,
+      remoteAddress: '127.0.0.1',
+    })
 
     const pieces: [string, Operation][] = [
       ['token verify, cache hit', () => cached.verify(pair[0])],
@@ -104,18 +115,9 @@ export async function runMicro(options: MicroOptions): Promise<MicroResult[]> {
       ['JSON.stringify list page', () => JSON.stringify(page)],
       ['service.get', () => service.get({ token }, randomId())],
       ['service.list first page', () => service.list({ token }, {})],
-      [
-        'handler GET detail',
-        () =>
-          handler({
-            method: 'GET',
-            path: `/v3/beneficiaries/${randomId()}`,
-            query: '',
-            headers: { authorization: `Bearer ${token}` },
-            body: undefined,
-            remoteAddress: '127.0.0.1',
-          }),
-      ],
+      ['handler GET detail', () => handler(detailRequest({}))],
+      ['handler GET detail, with metrics', () => counted(detailRequest({}))],
+      ['handler GET detail, 304', () => handler(detailRequest({ 'if-none-match': '*' }))],
     ]
     const results: MicroResult[] = []
     for (const [name, operation] of pieces) {

@@ -25,7 +25,7 @@ import {
   ValidationError,
   type RateLimitStatus,
 } from './errors.js'
-import { etagOf, ifMatchAdmits } from './etag.js'
+import { etagOf, historyEtagOf, ifMatchAdmits } from './etag.js'
 import { pageOf } from './pagination.js'
 import type { Clock } from './ports/clock.js'
 import type { BeneficiaryStore } from './ports/beneficiary-store.js'
@@ -231,6 +231,7 @@ export class BeneficiaryOperations {
       const { meta, links } = pageOf(path, params.page, params.perPage, page.total)
       return {
         value: { data: page.items.map(historyItemOf), meta, links },
+        etag: historyEtagOf(page.total),
         rateLimit,
         clientId: claims.clientId,
       }

@@ -40,7 +40,7 @@ export type RequestBody = unknown
 export interface Result<T> {
   /** The response body, in the specification's shape. */
   readonly value: T
-  /** Strong ETag of the beneficiary returned, quoted (D23). */
+  /** Strong ETag of the beneficiary returned (D23), or of the history page returned; quoted. */
   readonly etag?: string
   /** True when an Idempotency-Key replayed an earlier create (D22). */
   readonly replayed?: boolean
@@ -126,7 +126,8 @@ export interface BeneficiaryService {
     body: RequestBody,
   ): Promise<Result<BeneficiaryDetail>>
   /**
-   * The beneficiary's history, oldest first, paged like the list (D27).
+   * The beneficiary's history, oldest first, paged like the list (D27), with an ETag that
+   * changes with every new entry.
    * @throws NotFoundError, ValidationError
    */
   history(

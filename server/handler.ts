@@ -1,26 +1,26 @@
-import type {
-  BeneficiaryService,
-  QueryInput,
-  RequestContext,
-  Result,
-} from '../core/beneficiary-service.js'
-import {
-  BadRequestError,
-  isDomainError,
-  type AnyDomainError,
-  type FieldProblem,
-} from '../core/errors.js'
+import type { BeneficiaryService, QueryInput, RequestContext } from '../core/beneficiary-service.js'
+import { BadRequestError, isDomainError } from '../core/errors.js'
 import type { ApiRequest } from './api-request.js'
 import type { ApiResponse } from './api-response.js'
+import { bearerToken } from './bearer-token.js'
 import { ClientIpResolver } from './client-ip.js'
+import { ifNoneMatchHits } from './if-none-match-hits.js'
+import { describeError } from './describe-error.js'
 import { STATUS_BY_CODE, STATUS_BY_HTTP_CODE, type HttpErrorCode } from './error-status.js'
 import { isJsonContentType, parseJsonBody } from './json-body.js'
+import { MetricsEndpoint, type MetricsOptions } from './metrics/metrics-endpoint.js'
 import { buildOpenApiDocument } from './openapi.js'
 import { parseQueryString } from './query-string.js'
-import { setRateLimitHeaders } from './rate-limit-headers.js'
 import { readinessBody, type ReadinessCheck } from './readiness.js'
 import { requestIdFor } from './request-id.js'
-import type { Route, RouteParams, ServerOperation, ServerRoute } from './route.js'
+import { domainError, httpError, plain, success } from './responses.js'
+import {
+  honoursIfNoneMatch,
+  type Route,
+  type RouteParams,
+  type ServerOperation,
+  type ServerRoute,
+} from './route.js'
 import { RouteTable } from './route-table.js'
 import { ROUTES } from './routes.js'
 
@@ -45,12 +45,13 @@ export interface HandlerOptions {
   readonly logger?: HandlerLogger
   /** Parts `/readyz` reports as `degraded` while they fail (D31). Default: none. */
   readonly readiness?: readonly ReadinessCheck[]
+  /** Counts requests and answers `GET /metrics`. Default: no metrics, and `/metrics` is a 404. */
+  readonly metrics?: MetricsOptions
 }
 
 /** A transport-neutral request handler: plain request in, plain response out. */
 export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>
 
-const JSON_TYPE = 'application/json; charset=utf-8'
 const HEALTH_BODY = JSON.stringify({ status: 'ok' })
 const NO_QUERY: QueryInput = Object.freeze({})
 const noLogger: HandlerLogger = { info() {}, error() {} }
@@ -84,25 +85,36 @@ class RequestHandler {
   readonly #clientIp: ClientIpResolver
   readonly #logger: HandlerLogger
   readonly #readiness: readonly ReadinessCheck[]
+  readonly #metrics: MetricsEndpoint | undefined
+  readonly #served: readonly Route[]
   #openApi: string | undefined
   /** The server's own answers, one per operation that has no policy in the core. */
   readonly #answers: Readonly<
     Record<
       ServerOperation,
-      (route: ServerRoute, requestId: string) => ApiResponse | Promise<ApiResponse>
+      (
+        route: ServerRoute,
+        requestId: string,
+        request: ApiRequest,
+      ) => Promise<ApiResponse> | ApiResponse
     >
   > = {
     health: (route, requestId) => plain(route.status, HEALTH_BODY, requestId),
     ready: (route, requestId) => this.#ready(route, requestId),
     openapi: (route, requestId) => {
-      this.#openApi ??= JSON.stringify(buildOpenApiDocument({ basePath: this.#routes.basePath }))
+      const basePath = this.#routes.basePath
+      this.#openApi ??= JSON.stringify(buildOpenApiDocument({ basePath, routes: this.#served }))
       return plain(route.status, this.#openApi, requestId)
     },
+    metrics: (route, requestId, request) => this.#scrape(route, requestId, request),
   }
 
   constructor(service: BeneficiaryService, options: HandlerOptions) {
     this.#service = service
-    this.#routes = new RouteTable(options.basePath ?? '/v3', ROUTES)
+    this.#metrics = options.metrics === undefined ? undefined : new MetricsEndpoint(options.metrics)
+    this.#served =
+      this.#metrics === undefined ? ROUTES.filter((route) => route.operation !== 'metrics') : ROUTES
+    this.#routes = new RouteTable(options.basePath ?? '/v3', this.#served)
     this.#clientIp = new ClientIpResolver(options.trustProxy ?? [])
     this.#logger = options.logger ?? noLogger
     this.#readiness = options.readiness ?? []
@@ -114,6 +126,7 @@ class RequestHandler {
     const match = this.#routes.match(request.path)
     let response: ApiResponse
     let clientId: string | undefined
+    let failure: unknown
     if (match === undefined) {
       response = httpError(404, 'not_found', 'No resource lives at this path.', requestId)
     } else {
@@ -133,19 +146,28 @@ class RequestHandler {
           response = result.response
           clientId = result.clientId
         } catch (error) {
+          failure = error
           response = this.#failure(error, requestId, match.entry.pattern)
           if (isDomainError(error)) clientId = error.clientId
         }
       }
     }
+    const ms = performance.now() - receivedAt
     this.#logger.info({
       request_id: requestId,
       method: request.method,
       route: match?.entry.pattern ?? null,
       status: response.status,
-      duration_ms: Math.round((performance.now() - receivedAt) * 100) / 100,
+      duration_ms: Math.round(ms * 100) / 100,
       client_id: clientId ?? null,
     })
+    this.#metrics?.collector.observeRequest(
+      match?.entry,
+      request.method,
+      response.status,
+      ms / 1000,
+      failure,
+    )
     return response
   }
 
@@ -160,7 +182,7 @@ class RequestHandler {
       return { response: httpError(body.status, body.code, body.message, requestId) }
     }
     if (route.kind === 'server') {
-      return { response: await this.#answers[route.operation](route, requestId) }
+      return { response: await this.#answers[route.operation](route, requestId, request) }
     }
     const ctx = this.#context(request, requestId, route.policy.limitKey === 'ip')
     let query = NO_QUERY
@@ -173,7 +195,12 @@ class RequestHandler {
       query = parsed
     }
     const result = await route.invoke(this.#service, ctx, params, body, query)
-    const response = success(route.status, result, requestId)
+    // Only once the token, the limit and the record have been checked (RFC 9110 13.2.1).
+    const unchanged =
+      result.etag !== undefined &&
+      honoursIfNoneMatch(route) &&
+      ifNoneMatchHits(request.headers['if-none-match'], result.etag)
+    const response = success(unchanged ? 304 : route.status, result, requestId)
     if (route.status === 201) {
       response.headers['location'] = this.#routes.basePath + route.location(result.value)
     }
@@ -203,9 +230,24 @@ class RequestHandler {
       await this.#service.ready()
     } catch (error) {
       this.#logger.error({ request_id: requestId, route: route.path, err: describeError(error) })
+      this.#metrics?.collector.observeProbeFailure(error)
       return httpError(503, 'service_unavailable', 'The database does not answer.', requestId)
     }
     return plain(route.status, await readinessBody(this.#readiness), requestId)
+  }
+
+  /** `GET /metrics`, a route only when the handler was given metrics. */
+  async #scrape(route: ServerRoute, requestId: string, request: ApiRequest): Promise<ApiResponse> {
+    const metrics = this.#metrics
+    if (metrics === undefined || !metrics.admits(request.headers['authorization'])) {
+      const message = "The metrics need the operator's token."
+      const refused = httpError(401, 'invalid_token', message, requestId)
+      refused.headers['www-authenticate'] = 'Bearer realm="metrics", error="invalid_token"'
+      return refused
+    }
+    const response = plain(route.status, await metrics.collector.scrape(), requestId)
+    response.headers['content-type'] = metrics.collector.contentType
+    return response
   }
 
   #failure(error: unknown, requestId: string, pattern: string): ApiResponse {
@@ -283,109 +325,4 @@ const REFUSALS: Readonly<Record<TransportRefusal, BodyRefusal>> = {
 export function refusalResponse(refusal: TransportRefusal): ApiResponse {
   const { status, code, message } = REFUSALS[refusal]
   return httpError(status, code, message, requestIdFor(undefined))
-}
-
-function bearerToken(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined
-  // The scheme is case-insensitive (RFC 9110); anything but Bearer is no token at all.
-  if (header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') return undefined
-  const token = header.slice(7).trim()
-  return token === '' ? undefined : token
-}
-
-function baseHeaders(requestId: string): Record<string, string> {
-  return {
-    'content-type': JSON_TYPE,
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    'x-request-id': requestId,
-  }
-}
-
-/** A response still being put together. */
-interface DraftResponse extends ApiResponse {
-  readonly headers: Record<string, string>
-}
-
-function plain(status: number, body: string, requestId: string): DraftResponse {
-  return { status, headers: baseHeaders(requestId), body }
-}
-
-function success(status: number, result: Result<unknown>, requestId: string): DraftResponse {
-  const headers = baseHeaders(requestId)
-  if (result.etag !== undefined) headers['etag'] = result.etag
-  if (result.replayed === true) headers['idempotent-replayed'] = 'true'
-  if (result.rateLimit !== undefined) setRateLimitHeaders(headers, result.rateLimit)
-  if (status === 204) {
-    delete headers['content-type']
-    return { status, headers, body: undefined }
-  }
-  return { status, headers, body: JSON.stringify(result.value) }
-}
-
-function httpError(
-  status: number,
-  error: string,
-  message: string,
-  requestId: string,
-  details?: readonly FieldProblem[],
-  retryAfter?: number,
-): DraftResponse {
-  const body = {
-    error,
-    message,
-    code: status,
-    ...(details !== undefined && { details }),
-    ...(retryAfter !== undefined && { retry_after: retryAfter }),
-    request_id: requestId,
-  }
-  return { status, headers: baseHeaders(requestId), body: JSON.stringify(body) }
-}
-
-function domainError(error: AnyDomainError, requestId: string): DraftResponse {
-  const status = STATUS_BY_CODE[error.code]
-  let details: readonly FieldProblem[] | undefined
-  let retryAfter: number | undefined
-  let challenge: string | undefined
-  switch (error.code) {
-    case 'validation_failed':
-      details = error.details
-      break
-    case 'rate_limit_exceeded':
-      retryAfter = error.retryAfterSeconds
-      break
-    case 'invalid_token':
-      challenge =
-        'Bearer error="invalid_token", error_description="The token is missing or invalid"'
-      break
-    case 'token_expired':
-      challenge = 'Bearer error="invalid_token", error_description="The access token has expired"'
-      break
-    case 'insufficient_scope':
-      challenge = `Bearer error="insufficient_scope", scope="${error.requiredScope}"`
-      break
-    default:
-  }
-  const response = httpError(status, error.code, error.message, requestId, details, retryAfter)
-  const headers = response.headers
-  if (challenge !== undefined) headers['www-authenticate'] = challenge
-  if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter)
-  // Only the header: the body's `retry_after` belongs to the 429 (specification 8).
-  if (error.code === 'service_unavailable') headers['retry-after'] = String(error.retryAfterSeconds)
-  if (error.rateLimit !== undefined) setRateLimitHeaders(headers, error.rateLimit)
-  return response
-}
-
-/**
- * What is logged of an unexpected error: its class, code and stack frames, but not its message,
- * which may quote a value from the request or an SQL statement (D25).
- */
-function describeError(error: unknown): object {
-  if (!(error instanceof Error)) return { type: typeof error }
-  const code = (error as { code?: unknown }).code
-  const frames = (error.stack ?? '')
-    .split('\n')
-    .filter((line) => line.startsWith('    at '))
-    .map((line) => line.trim())
-  return { type: error.name, ...(typeof code === 'string' && { code }), frames }
 }

@@ -1,17 +1,24 @@
 /**
  * The standalone HTTP server of the beneficiary service: the /v3 API over a
- * `BeneficiaryService`, its transports, its OpenAPI document and its logger. `startServer` is
- * the whole server; `createHandler` is the API as a plain function, for a host that brings its
- * own HTTP server or calls a transport's `listen…` function itself.
+ * `BeneficiaryService`, its transports, its OpenAPI document, its logger and its Prometheus
+ * metrics. `startServer` is the whole server; `createHandler` is the API as a plain function, for
+ * a host that brings its own HTTP server or calls a transport's `listen…` function itself.
  *
  * @example
  * import { createBeneficiaryService } from 'beneficiary-service'
  * import { openSqliteStorage } from 'beneficiary-service/sqlite'
- * import { createLogger, startServer } from 'beneficiary-service/server'
+ * import { createLogger, ServerMetrics, startServer } from 'beneficiary-service/server'
  *
  * const storage = await openSqliteStorage({ path: 'data.sqlite' })
  * const service = await createBeneficiaryService({ storage })
- * const server = await startServer({ service, port: 8080, logger: createLogger() })
+ * const metrics = new ServerMetrics()
+ * metrics.watchGroupCommits(storage)
+ * const server = await startServer({
+ *   service,
+ *   port: 8080,
+ *   logger: createLogger(),
+ *   metrics: { collector: metrics, token: process.env.METRICS_TOKEN },
+ * })
  */
 export { createHandler } from './handler.js'
 export type { ApiHandler, HandlerLogger, HandlerOptions } from './handler.js'
@@ -21,6 +28,13 @@ export type { ApiResponse } from './api-response.js'
 export { startServer } from './start-server.js'
 export type { RunningServer, StartServerOptions } from './start-server.js'
 export { buildOpenApiDocument } from './openapi.js'
+export { ServerMetrics } from './metrics/server-metrics.js'
+export type {
+  GroupCommitSource,
+  PoolUsage,
+  ServerMetricsOptions,
+} from './metrics/server-metrics.js'
+export type { MetricsOptions } from './metrics/metrics-endpoint.js'
 export type { OpenApiOptions } from './openapi.js'
 export { createLogger } from './logger.js'
 export type { LoggerOptions } from './logger.js'

@@ -59,6 +59,10 @@ export const SERVER_SCHEMAS = {
     },
   },
   OpenApiDocument: { type: 'object', required: ['openapi', 'paths'] },
+  MetricsText: {
+    type: 'string',
+    description: 'Prometheus text exposition format 0.0.4: one sample per line.',
+  },
 } as const satisfies Readonly<Record<string, Json>>
 
 /** The name of a schema under `#/components/schemas`. */
@@ -80,7 +84,8 @@ export const HEADERS = {
     schema: { type: 'string', const: 'nosniff' },
   },
   ETag: {
-    description: 'Strong validator of the beneficiary; changes with every change (D23).',
+    description:
+      'Strong validator of the beneficiary, which changes with every change (D23), or of its history, which changes with every new entry.',
     schema: { type: 'string' },
   },
   'Idempotent-Replayed': {

@@ -7,13 +7,15 @@ import {
   type HeaderName,
   type Json,
 } from './openapi-components.js'
-import type { Route } from './route.js'
+import { honoursIfNoneMatch, type Route } from './route.js'
 import { ROUTES } from './routes.js'
 
 /** Options of `buildOpenApiDocument`. */
 export interface OpenApiOptions {
   /** Prefix of the API paths. Default `/v3`. */
   readonly basePath?: string
+  /** The routes the server answers. Default: every route, `/metrics` included. */
+  readonly routes?: readonly Route[]
 }
 
 /** What each `{name}` segment of a path template stands for. */
@@ -57,7 +59,7 @@ const ERROR_CONTENT = {
 export function buildOpenApiDocument(options: OpenApiOptions = {}): Json & { paths: Json } {
   const basePath = options.basePath ?? '/v3'
   const paths: Record<string, Record<string, unknown>> = {}
-  for (const route of ROUTES) {
+  for (const route of options.routes ?? ROUTES) {
     const template = route.versioned ? basePath + route.path : route.path
     const item = (paths[template] ??= {})
     const names = [...template.matchAll(/\{([^}]*)\}/g)].map((found) => found[1]!)
@@ -116,16 +118,35 @@ function operationObject(route: Route): Json {
   if (service?.ifMatch === true) {
     parameters.push(headerParameter('If-Match', 'A strong ETag, or `*` (D23).', false))
   }
+  const conditional = honoursIfNoneMatch(route)
+  if (conditional) {
+    parameters.push(
+      headerParameter(
+        'If-None-Match',
+        '`*`, or one or more ETags separated by commas: when one matches the current ETag (weak comparison, RFC 9110 13.1.2), or `*` is given, the answer is 304 with no body.',
+        false,
+      ),
+    )
+  }
   const responses: Record<string, Json> = {
     [String(route.status)]: {
       description: route.status === 204 ? 'Done, no content.' : 'Success.',
       headers: headerRefs([...COMMON_HEADERS, ...rateHeaders, ...successHeaders(route)]),
       ...(route.response !== undefined && {
         content: {
-          'application/json': { schema: { $ref: `#/components/schemas/${route.response}` } },
+          [(route.kind === 'server' ? route.mediaType : undefined) ?? 'application/json']: {
+            schema: { $ref: `#/components/schemas/${route.response}` },
+          },
         },
       }),
     },
+  }
+  if (conditional) {
+    responses['304'] = {
+      description:
+        'Not Modified: If-None-Match names the current ETag, or is `*`. No body; the token, its scope and the limit were checked first, and a missing beneficiary is still 404.',
+      headers: headerRefs([...COMMON_HEADERS, ...rateHeaders, 'ETag']),
+    }
   }
   for (const status of [...errorStatuses(route), 500] as const) {
     const extra: HeaderName[] = [

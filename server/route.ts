@@ -12,8 +12,11 @@ import type { ErrorStatus, Json, SchemaName } from './openapi-components.js'
 /** The methods the API uses. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
-/** The operations the server answers itself: no call to the service, no token, no limit. */
-export type ServerOperation = 'openapi' | 'health' | 'ready'
+/**
+ * The operations the server answers itself: no call to the service, no API token, no limit.
+ * `metrics` is answered only when the server was given metrics (its route is left out else).
+ */
+export type ServerOperation = 'openapi' | 'health' | 'ready' | 'metrics'
 
 type ParamValues<Path extends string> = Path extends `${string}{${string}}${infer Rest}`
   ? [string, ...ParamValues<Rest>]
@@ -91,6 +94,8 @@ interface ServerFacts<Path extends string> extends RouteFacts<Path> {
   readonly versioned: boolean
   readonly status: 200
   readonly response: SchemaName
+  /** The media type of the success body, when it is not JSON. */
+  readonly mediaType?: string
   /** Describes every error answer of the route in place of the generic descriptions. */
   readonly errorDescription?: string
 }
@@ -140,4 +145,12 @@ export function defineServerRoute<const Path extends string>(
   facts: ServerFacts<Path>,
 ): ServerRoute {
   return Object.freeze({ ...facts, kind: 'server', policy: undefined })
+}
+
+/**
+ * Whether a route answers a GET (and its HEAD) with 304 Not Modified when `If-None-Match` names
+ * its current ETag: every GET whose success carries an ETag.
+ */
+export function honoursIfNoneMatch(route: Route): boolean {
+  return route.kind === 'service' && route.method === 'GET' && route.etag
 }

@@ -173,7 +173,7 @@ export const ROUTES: readonly Route[] = Object.freeze([
     invoke: (service, ctx, [id], _body, query) => service.history(ctx, id, query),
     requestBody: undefined,
     query: HistoryQueryParams,
-    etag: false,
+    etag: true,
     ifMatch: false,
     idempotencyKey: false,
     errors: [404, 422],
@@ -212,5 +212,18 @@ export const ROUTES: readonly Route[] = Object.freeze([
     response: 'ReadyStatus',
     errors: [503],
     errorDescription: '`service_unavailable`: the database does not answer.',
+  }),
+  defineServerRoute({
+    method: 'GET',
+    path: '/metrics',
+    operation: 'metrics',
+    versioned: false,
+    summary:
+      'Prometheus metrics, in the text exposition format. Not rate limited; answered only when the operator turned metrics on, and with a bearer token when they asked for one (`--metrics token`).',
+    tag: 'service',
+    status: 200,
+    response: 'MetricsText',
+    mediaType: 'text/plain; version=0.0.4',
+    errors: [401],
   }),
 ])

@@ -1,6 +1,7 @@
 import type { BeneficiaryService } from '../core/beneficiary-service.js'
 import { createHandler, type HandlerLogger } from './handler.js'
 import type { ReadinessCheck } from './readiness.js'
+import type { MetricsOptions } from './metrics/metrics-endpoint.js'
 import { listenHyperExpress } from './transports/hyper-express-transport.js'
 import { listenNodeHttp } from './transports/node-http-transport.js'
 import type { TlsFiles, Transport, TransportName } from './transports/transport.js'
@@ -25,6 +26,12 @@ export interface StartServerOptions {
   readonly logger?: HandlerLogger | undefined
   /** Parts `/readyz` reports as `degraded` while they fail (D31). Default: none. */
   readonly readiness?: readonly ReadinessCheck[] | undefined
+  /**
+   * Prometheus metrics: counted for every request and served at `GET /metrics` (outside the
+   * base path, not rate limited), to anybody or only with a bearer token. Default: none, and
+   * `/metrics` is a 404.
+   */
+  readonly metrics?: MetricsOptions | undefined
   /**
    * Time for a request's body to arrive once its headers have; then 408 `request_timeout` on
    * both transports. Default 5 s; at most 7 s over uws (`MAX_UWS_BODY_TIMEOUT_MS`).
@@ -82,6 +89,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(options.trustProxy !== undefined && { trustProxy: options.trustProxy }),
     ...(options.logger !== undefined && { logger: options.logger }),
     ...(options.readiness !== undefined && { readiness: options.readiness }),
+    ...(options.metrics !== undefined && { metrics: options.metrics }),
   })
   const host = options.host ?? '127.0.0.1'
   const running = await transport(handler, {

@@ -36,6 +36,7 @@ export const openPostgresStorage = storage.openPostgresStorage
 /** Every storage port on a PostgreSQL database (documented in `postgres-storage.ts`). */
 export const PostgresStorage = storage.PostgresStorage
 export type PostgresStorage = PostgresStorageClass
+export type { PostgresPoolUsage } from './postgres-storage.js'
 /** Brings a schema up to date on a pool of the host's, in one transaction. */
 export const migratePostgres = migrations.migratePostgres
 /** Loads records in bulk. */

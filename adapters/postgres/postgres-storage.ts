@@ -13,6 +13,23 @@ import { PostgresSessionStore } from './postgres-session-store.js'
 import { PostgresSigningKeyStore } from './postgres-signing-key-store.js'
 import { translateStorageFailure } from './postgres-storage-failure.js'
 
+/** What `PostgresStorage.poolUsage` tells. */
+export interface PostgresPoolUsage {
+  /** Connections open, in use or idle. */
+  readonly total: number
+  /** Open connections nobody uses. */
+  readonly idle: number
+  /** Requests waiting for a connection. */
+  readonly waiting: number
+}
+
+/** The counters of a `pg.Pool`. */
+interface PoolCounts {
+  readonly totalCount: number
+  readonly idleCount: number
+  readonly waitingCount: number
+}
+
 /**
  * Every storage port on a PostgreSQL database, through a pool of node-postgres connections:
  * the storage for several stateless instances of the service on one database (D30).
@@ -59,6 +76,20 @@ export class PostgresStorage implements Storage {
     this.clients = new PostgresClientStore(pool, this.schema, assertOpen)
     this.sessions = new PostgresSessionStore(pool, this.schema, assertOpen)
     this.signingKeys = new PostgresSigningKeyStore(pool, this.schema, assertOpen)
+  }
+
+  /**
+   * How the pool is used now: connections open (`total`), idle among them, and requests waiting
+   * for one. Read from a `pg.Pool`'s `totalCount`, `idleCount` and `waitingCount`; `undefined`
+   * for a pool passed in that does not keep them. For metrics.
+   */
+  poolUsage(): PostgresPoolUsage | undefined {
+    const pool = this.#pool as Partial<PoolCounts>
+    const { totalCount: total, idleCount: idle, waitingCount: waiting } = pool
+    if (typeof total !== 'number' || typeof idle !== 'number' || typeof waiting !== 'number') {
+      return undefined
+    }
+    return { total, idle, waiting }
   }
 
   /** The pool, for `seedPostgres` and maintenance. */

@@ -15,6 +15,9 @@ interface Job {
   readonly reject: (error: unknown) => void
 }
 
+/** Told about every group once it committed (`committed`) or failed as a whole. */
+export type GroupCommitListener = (size: number, committed: boolean) => void
+
 type Outcome =
   { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown }
 
@@ -43,6 +46,7 @@ export class SqliteGroupCommit {
   readonly #flushLater = (): void => this.flush()
   readonly #finishers: GroupFinisher[] = []
   #queue: Job[] = []
+  #listener: GroupCommitListener | undefined
   /** The statements deferred by the writes of the group being written; `undefined` between groups. */
   #deferred: (() => void)[] | undefined
 
@@ -82,6 +86,11 @@ export class SqliteGroupCommit {
     this.#finishers.push(finisher)
   }
 
+  /** Has `listener` told the size of every group, and whether it committed; replaces the last. */
+  observe(listener: GroupCommitListener): void {
+    this.#listener = listener
+  }
+
   /** Commits the pending group now (a no-op when there is none); `close()` calls it first. */
   flush(): void {
     const jobs = this.#queue
@@ -93,6 +102,7 @@ export class SqliteGroupCommit {
     } catch (error) {
       const failure = translateStorageFailure(error)
       for (const job of jobs) job.reject(failure)
+      this.#tell(jobs.length, false)
       return
     }
     jobs.forEach((job, i) => {
@@ -100,6 +110,15 @@ export class SqliteGroupCommit {
       if (outcome.ok) job.resolve(outcome.value)
       else job.reject(translateStorageFailure(outcome.error))
     })
+    this.#tell(jobs.length, true)
+  }
+
+  #tell(size: number, committed: boolean): void {
+    try {
+      this.#listener?.(size, committed)
+    } catch {
+      // An observer's fault is not the writes': they are settled already.
+    }
   }
 
   #inOneTransaction(jobs: readonly Job[]): Outcome[] {

@@ -107,6 +107,16 @@ export class SqliteStorage implements Storage {
     return this.#checkpointer?.running ?? false
   }
 
+  /**
+   * Has `listener` told, after each group commit (the writes of one turn of the event loop in
+   * one transaction, see `SqliteGroupCommit`), how many writes the group held and whether it
+   * committed; a group that failed wrote nothing. For metrics: the listener must not throw.
+   * A second call replaces the first listener.
+   */
+  observeGroupCommits(listener: (size: number, committed: boolean) => void): void {
+    this.#writes.observe(listener)
+  }
+
   /** The connection, for `backupSqlite`, `seedBeneficiaries` and maintenance. */
   get database(): Database.Database {
     return this.#db

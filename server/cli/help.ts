@@ -67,7 +67,12 @@ ${DB}
   --redis-key-prefix TEXT   Prefix of the bucket keys (REDIS_KEY_PREFIX,
                             default beneficiary-service:rate-limit:)
   --redis-timeout MS        How long a Redis command may take before the request is limited
-                            in process instead (REDIS_TIMEOUT_MS, 1 to 10000, default 250)`
+                            in process instead (REDIS_TIMEOUT_MS, 1 to 10000, default 250)
+  --metrics MODE            Prometheus metrics at GET /metrics, outside the base path and not
+                            rate limited: off (a 404), public, or token: a scrape needs
+                            "Authorization: Bearer $METRICS_TOKEN" (METRICS, default token
+                            when METRICS_TOKEN is set, else public). METRICS_TOKEN is read from
+                            the environment only: 16+ characters, e.g. openssl rand -hex 32`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

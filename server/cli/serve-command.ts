@@ -1,6 +1,7 @@
 import { nodeSha256 } from '../node-sha256.js'
 import { createBeneficiaryService } from '../../core/index.js'
 import { createLogger } from '../logger.js'
+import { ServerMetrics } from '../metrics/server-metrics.js'
 import { startServer, type RunningServer } from '../start-server.js'
 import { CommandFailedError } from './cli-error.js'
 import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
@@ -35,6 +36,7 @@ const OPTIONS = {
   'redis-url': { type: 'string' },
   'redis-key-prefix': { type: 'string' },
   'redis-timeout': { type: 'string' },
+  metrics: { type: 'string' },
 } as const
 
 const TRANSPORT_NAMES = { uws: 'hyper-express on uWebSockets.js', node: 'node:http' } as const
@@ -71,6 +73,8 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   })
   const storage = database.storage
   const db = describeTarget(config.database)
+  const metrics = config.metrics === 'off' ? undefined : new ServerMetrics()
+  if (metrics !== undefined) database.watch(metrics)
   if (config.database.kind === 'postgres' && config.redis === undefined) {
     logger.warn(
       'Rate limits are kept per instance: with several instances on one database, each allows the full limit. Give --redis-url (REDIS_URL) to share them',
@@ -116,6 +120,9 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       logger,
       requestTimeoutMs: config.bodyTimeoutMs,
       ...(limits !== undefined && { readiness: [limits.readiness] }),
+      ...(metrics !== undefined && {
+        metrics: { collector: metrics, token: config.metricsToken },
+      }),
     })
   } catch (error) {
     await limits?.close()
@@ -124,7 +131,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     throw listenFailure(error, config.host, config.port) ?? error
   }
   logger.info(
-    { url: server.url, transport: server.transport, db },
+    { url: server.url, transport: server.transport, db, metrics: config.metrics },
     `Listening on ${server.url}${config.basePath} (transport ${server.transport}: ${TRANSPORT_NAMES[server.transport]})`,
   )
   const signal = await new Promise<string>((resolve) => {

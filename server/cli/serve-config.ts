@@ -36,6 +36,13 @@ export interface ServeConfig {
   readonly bodyTimeoutMs: number
   /** Redis for the rate limits (D30, D31); `undefined`: the limits stay in this process. */
   readonly redis: RedisTarget | undefined
+  /**
+   * `GET /metrics`: `off` (a 404), `public`, or `token` (a scrape needs `metricsToken` as a
+   * bearer token).
+   */
+  readonly metrics: MetricsMode
+  /** From `METRICS_TOKEN`, only with `metrics: 'token'`. */
+  readonly metricsToken: string | undefined
 }
 
 /** The Redis that keeps the rate limits of every instance. */
@@ -47,6 +54,9 @@ export interface RedisTarget {
   /** How long one Redis command may take before the request is limited in process instead. */
   readonly timeoutMs: number
 }
+
+/** Who may read the metrics. */
+export type MetricsMode = 'off' | 'public' | 'token'
 
 const DAY = 86_400
 const MAX_INT = 2_147_483_647
@@ -106,6 +116,7 @@ export function readServeConfig(settings: Settings): ServeConfig {
     poolSize: settings.integer('pool-size', 'DATABASE_POOL_SIZE', 10, 1, 1000),
     // At most 7 s: uWebSockets.js closes a stalled body after 8 s without an answer.
     bodyTimeoutMs: settings.integer('body-timeout', 'BODY_TIMEOUT_SECONDS', 5, 1, 7) * 1000,
+    ...readMetrics(settings),
     redis: readRedis(settings),
   }
 }
@@ -121,6 +132,51 @@ function readRedis(settings: Settings): RedisTarget | undefined {
     keyPrefix: settings.string('redis-key-prefix', 'REDIS_KEY_PREFIX', DEFAULT_REDIS_KEY_PREFIX),
     timeoutMs: settings.integer('redis-timeout', 'REDIS_TIMEOUT_MS', 250, 1, 10_000),
   }
+}
+
+/** RFC 6750's b64token, at least 16 characters long. */
+const METRICS_TOKEN = /^[A-Za-z0-9._~+/-]{16,}=*$/
+
+/**
+ * Who may read the metrics: `--metrics` (env `METRICS`), by default `token` when
+ * `METRICS_TOKEN` is set, else `public`. The token comes only from the environment: a flag's
+ * value is visible to every user of the machine.
+ */
+function readMetrics(settings: Settings): {
+  metrics: MetricsMode
+  metricsToken: string | undefined
+} {
+  const token = settings.raw('metrics-token', 'METRICS_TOKEN')
+  const metrics = settings.choice<MetricsMode>(
+    'metrics',
+    'METRICS',
+    token === undefined ? 'public' : 'token',
+    ['off', 'public', 'token'],
+  )
+  const name = settings.nameOf('metrics', 'METRICS')
+  if (metrics !== 'token') {
+    if (token !== undefined) {
+      throw new UsageError(
+        `"${metrics}" leaves METRICS_TOKEN unused: give --metrics token, or unset METRICS_TOKEN`,
+        name,
+      )
+    }
+    return { metrics, metricsToken: undefined }
+  }
+  if (token === undefined) {
+    throw new UsageError(
+      '"token" needs METRICS_TOKEN in the environment (openssl rand -hex 32)',
+      name,
+    )
+  }
+  if (!METRICS_TOKEN.test(token.value)) {
+    // The value itself is never repeated: it is a secret.
+    throw new UsageError(
+      'must be 16 or more characters of A-Z a-z 0-9 - . _ ~ + / (openssl rand -hex 32)',
+      token.name,
+    )
+  }
+  return { metrics, metricsToken: token.value }
 }
 
 function readTls(settings: Settings): TlsFiles | undefined {

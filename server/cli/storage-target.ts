@@ -3,6 +3,7 @@ import { CommandFailedError, UsageError } from './cli-error.js'
 import { databasePath, openDatabase } from './database.js'
 import type { Settings } from './settings.js'
 import type { NewBeneficiary } from '../../core/ports/beneficiary-store.js'
+import type { ServerMetrics } from '../metrics/server-metrics.js'
 
 /** The database a command works on: a SQLite file, or a PostgreSQL database. */
 export type StorageTarget =
@@ -16,6 +17,8 @@ export interface CliDatabase {
   appliedMigrations(): Promise<string[]>
   /** Inserts `records` in bulk; the first id given and how many. */
   seed(records: Iterable<NewBeneficiary>): Promise<{ firstId: number; count: number }>
+  /** Adds the database's own metrics to `metrics`: SQLite's group commits, PostgreSQL's pool. */
+  watch(metrics: ServerMetrics): void
   close(): Promise<void>
 }
 
@@ -85,6 +88,7 @@ export async function openCliDatabase(
             .map((row) => row.name),
         ),
       seed: (records) => sqlite.seedBeneficiaries(storage, records),
+      watch: (metrics) => metrics.watchGroupCommits(storage),
       close: () => storage.close(),
     }
   }
@@ -110,6 +114,7 @@ export async function openCliDatabase(
       return (result.rows as { name: string }[]).map((row) => row.name)
     },
     seed: (records) => postgres.seedPostgres(storage, records),
+    watch: (metrics) => metrics.watchPool(() => storage.poolUsage()),
     close: () => storage.close(),
   }
 }

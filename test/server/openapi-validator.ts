@@ -1,6 +1,7 @@
 import { Compile } from 'typebox/compile'
 import type { ApiResponse } from '../../server/api-response.js'
 import { buildOpenApiDocument } from '../../server/openapi.js'
+import type { Route } from '../../server/route.js'
 import { RouteTable } from '../../server/route-table.js'
 import { ROUTES } from '../../server/routes.js'
 
@@ -19,9 +20,13 @@ export class OpenApiResponseValidator {
   /** Every (method, template, status) checked so far. */
   readonly seen = new Set<string>()
 
-  constructor(document: Json = buildOpenApiDocument() as Json, basePath = '/v3') {
+  constructor(
+    document: Json = buildOpenApiDocument() as Json,
+    basePath = '/v3',
+    routes: readonly Route[] = ROUTES,
+  ) {
     this.#document = JSON.parse(JSON.stringify(document)) as Json
-    this.#routes = new RouteTable(basePath, ROUTES)
+    this.#routes = new RouteTable(basePath, routes)
   }
 
   /** Problems found with `response` to `method path`; empty when it conforms. */
@@ -58,6 +63,15 @@ export class OpenApiResponseValidator {
     }
     if (response.body === undefined)
       return [...problems, `${method} ${template} ${response.status}: no body`]
+    if (content['application/json'] === undefined) {
+      // A text answer (the metrics): its media type must be the documented one.
+      const sent = response.headers['content-type'] ?? ''
+      const type = (media: string): string => media.split(';')[0]!.trim().toLowerCase()
+      if (!Object.keys(content).some((media) => type(media) === type(sent))) {
+        problems.push(`${method} ${template} ${response.status}: content-type ${sent}`)
+      }
+      return problems
+    }
     const ref = String(content['application/json']!.schema['$ref'])
     const validator = this.#validator(ref)
     const body: unknown = JSON.parse(response.body)
