@@ -7,7 +7,8 @@ import type {
   Result,
 } from '../core/beneficiary-service.js'
 import { OPERATIONS, type OperationName, type OperationPolicy } from '../core/operations.js'
-import type { ErrorStatus, Json, SchemaName } from './openapi-components.js'
+import type { Json, SchemaName } from './openapi-components.js'
+import type { ErrorStatus } from './openapi-errors.js'
 
 /** The methods the API uses. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
@@ -85,15 +86,28 @@ interface ServiceFacts<
 }
 
 /** What a route the server answers itself states. */
-interface ServerFacts<Path extends string> extends RouteFacts<Path> {
+type ServerFacts<Path extends string> = RouteFacts<Path> & {
   readonly operation: ServerOperation
   /** Whether the path lives under the base path (`/v3`); the probes do not. */
   readonly versioned: boolean
   readonly status: 200
-  readonly response: SchemaName
   /** Describes every error answer of the route in place of the generic descriptions. */
   readonly errorDescription?: string
-}
+} & (
+    | {
+        /** In the OpenAPI document (the default), with the schema of its JSON body. */
+        readonly documented?: true
+        readonly response: SchemaName
+      }
+    | {
+        /**
+         * Left out of the OpenAPI document: the API reference page and its files, which are not
+         * part of the API they describe (as FastAPI and @fastify/swagger-ui leave theirs out).
+         */
+        readonly documented: false
+        readonly response?: undefined
+      }
+  )
 
 /** A route that calls one operation of the service. */
 export type ServiceRoute = ServiceFacts<string, RouteParams, unknown> &
