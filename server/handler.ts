@@ -13,6 +13,7 @@ import {
 import type { ApiRequest } from './api-request.js'
 import type { ApiResponse } from './api-response.js'
 import { ClientIpResolver } from './client-ip.js'
+import { DocsPage } from './docs-page.js'
 import { STATUS_BY_CODE, STATUS_BY_HTTP_CODE, type HttpErrorCode } from './error-status.js'
 import { isJsonContentType, parseJsonBody } from './json-body.js'
 import { buildOpenApiDocument } from './openapi.js'
@@ -42,6 +43,8 @@ export interface HandlerOptions {
   readonly trustProxy?: readonly string[]
   /** Receives one line per request and every unexpected error. Default: no logging. */
   readonly logger?: HandlerLogger
+  /** Serves the API reference page at `/docs` (needs `swagger-ui-dist`). Default: false. */
+  readonly docs?: boolean
 }
 
 /** A transport-neutral request handler: plain request in, plain response out. */
@@ -67,6 +70,7 @@ const noLogger: HandlerLogger = { info() {}, error() {} }
  * // { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', … }, body: '{"status":"ok"}' }
  *
  * @throws TypeError when `basePath` or a `trustProxy` entry is malformed.
+ * @throws Error naming the package when `docs` is on and `swagger-ui-dist` is not installed.
  */
 export function createHandler(
   service: BeneficiaryService,
@@ -76,30 +80,38 @@ export function createHandler(
   return (request) => handler.handle(request)
 }
 
+type ServerAnswer = (
+  route: ServerRoute,
+  requestId: string,
+  params: RouteParams,
+) => ApiResponse | Promise<ApiResponse>
+
 class RequestHandler {
   readonly #service: BeneficiaryService
   readonly #routes: RouteTable
   readonly #clientIp: ClientIpResolver
   readonly #logger: HandlerLogger
+  readonly #docs: DocsPage | undefined
   #openApi: string | undefined
   /** The server's own answers, one per operation that has no policy in the core. */
-  readonly #answers: Readonly<
-    Record<
-      ServerOperation,
-      (route: ServerRoute, requestId: string) => ApiResponse | Promise<ApiResponse>
-    >
-  > = {
+  readonly #answers: Readonly<Record<ServerOperation, ServerAnswer>> = {
     health: (route, requestId) => plain(route.status, HEALTH_BODY, requestId),
     ready: (route, requestId) => this.#ready(route, requestId),
     openapi: (route, requestId) => {
       this.#openApi ??= JSON.stringify(buildOpenApiDocument({ basePath: this.#routes.basePath }))
       return plain(route.status, this.#openApi, requestId)
     },
+    docs: (route, requestId, [name]) =>
+      this.#docs?.answer(name, plain(route.status, '', requestId)) ??
+      httpError(404, 'not_found', 'No resource lives at this path.', requestId),
   }
 
   constructor(service: BeneficiaryService, options: HandlerOptions) {
     this.#service = service
-    this.#routes = new RouteTable(options.basePath ?? '/v3', ROUTES)
+    const basePath = options.basePath ?? '/v3'
+    const routes = options.docs === true ? ROUTES : ROUTES.filter((r) => r.operation !== 'docs')
+    this.#routes = new RouteTable(basePath, routes)
+    this.#docs = options.docs === true ? new DocsPage(`${basePath}/openapi.json`) : undefined
     this.#clientIp = new ClientIpResolver(options.trustProxy ?? [])
     this.#logger = options.logger ?? noLogger
   }
@@ -156,7 +168,7 @@ class RequestHandler {
       return { response: httpError(body.status, body.code, body.message, requestId) }
     }
     if (route.kind === 'server') {
-      return { response: await this.#answers[route.operation](route, requestId) }
+      return { response: await this.#answers[route.operation](route, requestId, params) }
     }
     const ctx = this.#context(request, requestId, route.policy.limitKey === 'ip')
     let query = NO_QUERY

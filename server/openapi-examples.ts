@@ -102,91 +102,92 @@ export const REQUEST_EXAMPLES: Readonly<Partial<Record<OperationName, Json>>> = 
 }
 
 /** The example of each operation's success body; `undefined` for an answer without one. */
-export const SUCCESS_EXAMPLES: Readonly<Record<OperationName | ServerOperation, Json | undefined>> =
-  {
-    login: one('Token set', {
-      access_token: ACCESS_TOKEN,
-      token_type: 'Bearer',
-      expires_in: 3600,
-      refresh_token: REFRESH_TOKEN,
-      scope: 'read write',
-    }),
-    refresh: one('New access token', {
-      access_token: ACCESS_TOKEN,
-      token_type: 'Bearer',
-      expires_in: 3600,
-    }),
-    logout: undefined,
-    list: one('A page of one', {
-      data: [
-        {
-          id: 1,
-          first_name: 'Maria',
-          last_name: 'Rossi',
-          email: 'maria.rossi@example.org',
-          phone: null,
-          status: 'pending',
-          created_at: CREATED_AT,
-          updated_at: CREATED_AT,
-        },
-      ],
-      meta: { current_page: 1, total_pages: 1, total_count: 1, per_page: 5 },
-      links: links('/beneficiaries', 'per_page=5&search=ross&status=pending'),
-    }),
-    create: one('Created', CREATED),
-    get: one('Detail', DETAIL),
-    update: one('Updated', UPDATED),
-    remove: undefined,
-    setStatus: one('Activated', { ...UPDATED, status: 'active', updated_at: CHANGED_AT }),
-    history: one('Created, updated, activated', {
-      data: [
-        {
-          at: CREATED_AT,
-          action: 'created',
-          client_id: CLIENT_ID,
-          request_id: 'ffcfc001-4b50-4a9f-b7d7-b054c0503397',
-          changes: [
-            { field: 'first_name', old: null, new: 'Maria' },
-            { field: 'last_name', old: null, new: 'Rossi' },
-            { field: 'email', old: null, new: 'maria.rossi@example.org' },
-            { field: 'date_of_birth', old: null, new: '1985-12-10' },
-            { field: 'fiscal_code', old: null, new: 'RSSMRA85T10A562S' },
-            { field: 'address', old: null, new: ADDRESS },
-            { field: 'status', old: null, new: 'pending' },
-          ],
-        },
-        {
-          at: UPDATED_AT,
-          action: 'updated',
-          client_id: CLIENT_ID,
-          request_id: '4eda0aa9-1813-4253-80b0-5c855ff9e4d7',
-          changes: [
-            { field: 'phone', old: null, new: '+390612345678' },
-            { field: 'metadata', old: {}, new: { source: 'desk' } },
-          ],
-        },
-        {
-          at: CHANGED_AT,
-          action: 'status_changed',
-          client_id: CLIENT_ID,
-          request_id: '9e463cf0-7e9e-4d85-8d93-0cc6eed7f593',
-          changes: [
-            { field: 'status', old: 'pending', new: 'active' },
-            { field: 'reason', old: null, new: 'documents checked' },
-          ],
-        },
-      ],
-      meta: { current_page: 1, total_pages: 1, total_count: 3, per_page: 20 },
-      links: links('/beneficiaries/1/history', 'per_page=20'),
-    }),
-    openapi: one('This document, abridged', {
-      openapi: '3.1.0',
-      info: { title: 'Beneficiary service', version: '3.0.3' },
-      paths: {},
-    }),
-    health: one('Up', { status: 'ok' }),
-    ready: one('Ready', { status: 'ready' }),
-  }
+export const SUCCESS_EXAMPLES: Readonly<
+  Record<OperationName | Exclude<ServerOperation, 'docs'>, Json | undefined>
+> = {
+  login: one('Token set', {
+    access_token: ACCESS_TOKEN,
+    token_type: 'Bearer',
+    expires_in: 3600,
+    refresh_token: REFRESH_TOKEN,
+    scope: 'read write',
+  }),
+  refresh: one('New access token', {
+    access_token: ACCESS_TOKEN,
+    token_type: 'Bearer',
+    expires_in: 3600,
+  }),
+  logout: undefined,
+  list: one('A page of one', {
+    data: [
+      {
+        id: 1,
+        first_name: 'Maria',
+        last_name: 'Rossi',
+        email: 'maria.rossi@example.org',
+        phone: null,
+        status: 'pending',
+        created_at: CREATED_AT,
+        updated_at: CREATED_AT,
+      },
+    ],
+    meta: { current_page: 1, total_pages: 1, total_count: 1, per_page: 5 },
+    links: links('/beneficiaries', 'per_page=5&search=ross&status=pending'),
+  }),
+  create: one('Created', CREATED),
+  get: one('Detail', DETAIL),
+  update: one('Updated', UPDATED),
+  remove: undefined,
+  setStatus: one('Activated', { ...UPDATED, status: 'active', updated_at: CHANGED_AT }),
+  history: one('Created, updated, activated', {
+    data: [
+      {
+        at: CREATED_AT,
+        action: 'created',
+        client_id: CLIENT_ID,
+        request_id: 'ffcfc001-4b50-4a9f-b7d7-b054c0503397',
+        changes: [
+          { field: 'first_name', old: null, new: 'Maria' },
+          { field: 'last_name', old: null, new: 'Rossi' },
+          { field: 'email', old: null, new: 'maria.rossi@example.org' },
+          { field: 'date_of_birth', old: null, new: '1985-12-10' },
+          { field: 'fiscal_code', old: null, new: 'RSSMRA85T10A562S' },
+          { field: 'address', old: null, new: ADDRESS },
+          { field: 'status', old: null, new: 'pending' },
+        ],
+      },
+      {
+        at: UPDATED_AT,
+        action: 'updated',
+        client_id: CLIENT_ID,
+        request_id: '4eda0aa9-1813-4253-80b0-5c855ff9e4d7',
+        changes: [
+          { field: 'phone', old: null, new: '+390612345678' },
+          { field: 'metadata', old: {}, new: { source: 'desk' } },
+        ],
+      },
+      {
+        at: CHANGED_AT,
+        action: 'status_changed',
+        client_id: CLIENT_ID,
+        request_id: '9e463cf0-7e9e-4d85-8d93-0cc6eed7f593',
+        changes: [
+          { field: 'status', old: 'pending', new: 'active' },
+          { field: 'reason', old: null, new: 'documents checked' },
+        ],
+      },
+    ],
+    meta: { current_page: 1, total_pages: 1, total_count: 3, per_page: 20 },
+    links: links('/beneficiaries/1/history', 'per_page=20'),
+  }),
+  openapi: one('This document, abridged', {
+    openapi: '3.1.0',
+    info: { title: 'Beneficiary service', version: '3.0.3' },
+    paths: {},
+  }),
+  health: one('Up', { status: 'ok' }),
+  ready: one('Ready', { status: 'ready' }),
+}
 
 /**
  * Examples of the parameters a reader fills in. Optional filters and headers have none on

@@ -39,7 +39,8 @@ export function successResponse(route: Route): Json {
     if (route.etag) uses.push(['ETag', true])
     if (route.idempotencyKey) uses.push(['Idempotent-Replayed', true])
   }
-  const examples = SUCCESS_EXAMPLES[route.operation]
+  const operation = route.operation
+  const examples = operation === 'docs' ? undefined : SUCCESS_EXAMPLES[operation]
   return {
     description: route.status === 204 ? 'Done, no content.' : 'Success.',
     headers: headerObjects(uses),

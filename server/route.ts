@@ -13,8 +13,11 @@ import type { ErrorStatus } from './openapi-errors.js'
 /** The methods the API uses. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
-/** The operations the server answers itself: no call to the service, no token, no limit. */
-export type ServerOperation = 'openapi' | 'health' | 'ready'
+/**
+ * The operations the server answers itself: no call to the service, no token, no limit. `docs`
+ * is the API reference page and its files.
+ */
+export type ServerOperation = 'openapi' | 'health' | 'ready' | 'docs'
 
 type ParamValues<Path extends string> = Path extends `${string}{${string}}${infer Rest}`
   ? [string, ...ParamValues<Rest>]

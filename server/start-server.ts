@@ -31,6 +31,11 @@ export interface StartServerOptions {
   readonly headersTimeoutMs?: number | undefined
   /** Body cap in bytes. Default 1 MiB (D12). */
   readonly maxBodyBytes?: number | undefined
+  /**
+   * Serve the API reference page at `/docs`: Swagger UI over the OpenAPI document, from the
+   * `swagger-ui-dist` package, which the host installs. Default: false.
+   */
+  readonly docs?: boolean | undefined
 }
 
 /** A listening server. */
@@ -62,6 +67,7 @@ const TRANSPORTS: Readonly<Record<TransportName, Transport>> = {
  * await server.close()
  *
  * @throws TransportUnavailableError when the `uws` transport cannot load on this platform.
+ * @throws Error naming the package when `docs` is on and `swagger-ui-dist` is not installed.
  * @throws TypeError for a malformed `basePath` or `trustProxy` entry, or a `requestTimeoutMs`
  *   the transport cannot keep.
  */
@@ -73,6 +79,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(options.basePath !== undefined && { basePath: options.basePath }),
     ...(options.trustProxy !== undefined && { trustProxy: options.trustProxy }),
     ...(options.logger !== undefined && { logger: options.logger }),
+    ...(options.docs !== undefined && { docs: options.docs }),
   })
   const host = options.host ?? '127.0.0.1'
   const running = await transport(handler, {

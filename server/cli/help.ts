@@ -58,7 +58,11 @@ ${DB}
                             default 10); the instances' pools together must fit the
                             server's max_connections
   --body-timeout S          Seconds a request body may take to arrive after its headers
-                            before it is answered 408 (BODY_TIMEOUT_SECONDS, 1 to 7, default 5)`
+                            before it is answered 408 (BODY_TIMEOUT_SECONDS, 1 to 7, default 5)
+  --docs on|off             The API reference page at /docs, drawn from the OpenAPI document,
+                            with "try it" against this server (DOCS, default on); needs the
+                            swagger-ui-dist package. Turn it off where the API should not be
+                            browsable; /v3/openapi.json is served either way`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

@@ -30,6 +30,7 @@ const OPTIONS = {
   'busy-timeout': { type: 'string' },
   'pool-size': { type: 'string' },
   'body-timeout': { type: 'string' },
+  docs: { type: 'string' },
 } as const
 
 const TRANSPORT_NAMES = { uws: 'hyper-express on uWebSockets.js', node: 'node:http' } as const
@@ -101,6 +102,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       basePath: config.basePath,
       logger,
       requestTimeoutMs: config.bodyTimeoutMs,
+      docs: config.docs,
     })
   } catch (error) {
     await database.close()
@@ -111,6 +113,8 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     { url: server.url, transport: server.transport, db },
     `Listening on ${server.url}${config.basePath} (transport ${server.transport}: ${TRANSPORT_NAMES[server.transport]})`,
   )
+  if (config.docs)
+    logger.info({ docs: `${server.url}/docs` }, `API reference at ${server.url}/docs`)
   const signal = await new Promise<string>((resolve) => {
     io.signals.once('SIGTERM', () => resolve('SIGTERM'))
     io.signals.once('SIGINT', () => resolve('SIGINT'))

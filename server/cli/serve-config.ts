@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { accessSync, constants, readFileSync } from 'node:fs'
 import type { AccessTokenKey } from '../../core/index.js'
 import { ClientIpResolver } from '../client-ip.js'
+import { DOCS_PACKAGE, docsPackageFolder } from '../docs-page.js'
 import { LOG_LEVELS } from '../logger.js'
 import { isValidBasePath } from '../route-table.js'
 import type { TlsFiles, TransportName } from '../transports/transport.js'
@@ -33,6 +34,8 @@ export interface ServeConfig {
   readonly poolSize: number
   /** How long a request body may take to arrive after its headers before a 408. */
   readonly bodyTimeoutMs: number
+  /** Whether to serve the API reference page at `/docs`. */
+  readonly docs: boolean
 }
 
 const DAY = 86_400
@@ -93,7 +96,22 @@ export function readServeConfig(settings: Settings): ServeConfig {
     poolSize: settings.integer('pool-size', 'DATABASE_POOL_SIZE', 10, 1, 1000),
     // At most 7 s: uWebSockets.js closes a stalled body after 8 s without an answer.
     bodyTimeoutMs: settings.integer('body-timeout', 'BODY_TIMEOUT_SECONDS', 5, 1, 7) * 1000,
+    docs: readDocs(settings),
   }
+}
+
+/** Whether to serve the reference page; on, its package must be there before anything opens. */
+function readDocs(settings: Settings): boolean {
+  if (settings.choice('docs', 'DOCS', 'on', ['on', 'off']) === 'off') return false
+  try {
+    docsPackageFolder()
+  } catch {
+    throw new UsageError(
+      `the reference page needs the ${DOCS_PACKAGE} package: install it (npm install ${DOCS_PACKAGE}), or turn the page off (--docs off)`,
+      settings.nameOf('docs', 'DOCS'),
+    )
+  }
+  return true
 }
 
 function readTls(settings: Settings): TlsFiles | undefined {
