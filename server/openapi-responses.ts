@@ -76,7 +76,7 @@ export function errorResponse(route: Route, status: number): Json {
 export function defaultResponse(listed: readonly string[]): Json {
   const codes = REFUSALS.filter((status) => !listed.includes(String(status))).flatMap(codesOfStatus)
   return {
-    description: `Any other error, in the standard body. A request may be refused before it reaches the operation: ${meaningOf(codes)}`,
+    description: `Any other error, in the standard body, such as a refusal before the request reaches the operation. ${capitalised(meaningOf(codes))}`,
     headers: headerObjects(COMMON.map((name) => [name, true])),
     content: {
       'application/json': {
