@@ -42,3 +42,21 @@ export const STATUS_BY_HTTP_CODE: Readonly<Record<HttpErrorCode, number>> = Obje
   unsupported_media_type: 415,
   internal_error: 500,
 })
+
+const STATUS_OF: Readonly<Record<WireErrorCode, number>> = {
+  ...STATUS_BY_CODE,
+  ...STATUS_BY_HTTP_CODE,
+}
+
+/**
+ * Every `error` identifier a response body can carry, in order of status: the keys of the two
+ * tables above, which their types hold to the closed unions, so a new code is listed by itself.
+ */
+export const ERROR_CODES: readonly WireErrorCode[] = Object.freeze(
+  (Object.keys(STATUS_OF) as WireErrorCode[]).sort((a, b) => STATUS_OF[a] - STATUS_OF[b]),
+)
+
+/** The HTTP status of an error identifier. */
+export function statusOfCode(code: WireErrorCode): number {
+  return STATUS_OF[code]
+}

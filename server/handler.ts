@@ -6,6 +6,7 @@ import { bearerToken } from './bearer-token.js'
 import { ClientIpResolver } from './client-ip.js'
 import { ifNoneMatchHits } from './if-none-match-hits.js'
 import { describeError } from './describe-error.js'
+import { DocsPage } from './docs-page.js'
 import { STATUS_BY_CODE, STATUS_BY_HTTP_CODE, type HttpErrorCode } from './error-status.js'
 import { isJsonContentType, parseJsonBody } from './json-body.js'
 import { MetricsEndpoint, type MetricsOptions } from './metrics/metrics-endpoint.js'
@@ -47,6 +48,8 @@ export interface HandlerOptions {
   readonly readiness?: readonly ReadinessCheck[]
   /** Counts requests and answers `GET /metrics`. Default: no metrics, and `/metrics` is a 404. */
   readonly metrics?: MetricsOptions
+  /** Serves the API reference page at `/docs` (needs `swagger-ui-dist`). Default: false. */
+  readonly docs?: boolean
 }
 
 /** A transport-neutral request handler: plain request in, plain response out. */
@@ -70,6 +73,7 @@ const noLogger: HandlerLogger = { info() {}, error() {} }
  * // { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', … }, body: '{"status":"ok"}' }
  *
  * @throws TypeError when `basePath` or a `trustProxy` entry is malformed.
+ * @throws Error naming the package when `docs` is on and `swagger-ui-dist` is not installed.
  */
 export function createHandler(
   service: BeneficiaryService,
@@ -79,6 +83,13 @@ export function createHandler(
   return (request) => handler.handle(request)
 }
 
+type ServerAnswer = (
+  route: ServerRoute,
+  requestId: string,
+  request: ApiRequest,
+  params: RouteParams,
+) => ApiResponse | Promise<ApiResponse>
+
 class RequestHandler {
   readonly #service: BeneficiaryService
   readonly #routes: RouteTable
@@ -86,19 +97,12 @@ class RequestHandler {
   readonly #logger: HandlerLogger
   readonly #readiness: readonly ReadinessCheck[]
   readonly #metrics: MetricsEndpoint | undefined
+  readonly #docs: DocsPage | undefined
+  /** The routes this handler answers: the table less the metrics and docs it was not given. */
   readonly #served: readonly Route[]
   #openApi: string | undefined
   /** The server's own answers, one per operation that has no policy in the core. */
-  readonly #answers: Readonly<
-    Record<
-      ServerOperation,
-      (
-        route: ServerRoute,
-        requestId: string,
-        request: ApiRequest,
-      ) => Promise<ApiResponse> | ApiResponse
-    >
-  > = {
+  readonly #answers: Readonly<Record<ServerOperation, ServerAnswer>> = {
     health: (route, requestId) => plain(route.status, HEALTH_BODY, requestId),
     ready: (route, requestId) => this.#ready(route, requestId),
     openapi: (route, requestId) => {
@@ -107,14 +111,22 @@ class RequestHandler {
       return plain(route.status, this.#openApi, requestId)
     },
     metrics: (route, requestId, request) => this.#scrape(route, requestId, request),
+    docs: (route, requestId, _request, [name]) =>
+      this.#docs?.answer(name, plain(route.status, '', requestId)) ??
+      httpError(404, 'not_found', 'No resource lives at this path.', requestId),
   }
 
   constructor(service: BeneficiaryService, options: HandlerOptions) {
     this.#service = service
     this.#metrics = options.metrics === undefined ? undefined : new MetricsEndpoint(options.metrics)
-    this.#served =
-      this.#metrics === undefined ? ROUTES.filter((route) => route.operation !== 'metrics') : ROUTES
-    this.#routes = new RouteTable(options.basePath ?? '/v3', this.#served)
+    const basePath = options.basePath ?? '/v3'
+    this.#docs = options.docs === true ? new DocsPage(`${basePath}/openapi.json`) : undefined
+    this.#served = ROUTES.filter(
+      (route) =>
+        (route.operation !== 'metrics' || this.#metrics !== undefined) &&
+        (route.operation !== 'docs' || this.#docs !== undefined),
+    )
+    this.#routes = new RouteTable(basePath, this.#served)
     this.#clientIp = new ClientIpResolver(options.trustProxy ?? [])
     this.#logger = options.logger ?? noLogger
     this.#readiness = options.readiness ?? []
@@ -182,7 +194,7 @@ class RequestHandler {
       return { response: httpError(body.status, body.code, body.message, requestId) }
     }
     if (route.kind === 'server') {
-      return { response: await this.#answers[route.operation](route, requestId, request) }
+      return { response: await this.#answers[route.operation](route, requestId, request, params) }
     }
     const ctx = this.#context(request, requestId, route.policy.limitKey === 'ip')
     let query = NO_QUERY

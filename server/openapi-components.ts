@@ -1,24 +1,57 @@
 import type { TSchema } from 'typebox'
 import {
+  Address,
   BeneficiaryCreated,
   BeneficiaryDetail,
+  BeneficiaryListItem,
   CreateBeneficiaryBody,
   ErrorBody,
+  FieldProblemSchema,
+  HistoryItem,
   LoginBody,
+  Metadata,
   PagedBeneficiaries,
   PagedHistory,
+  PageLinks,
+  PageMeta,
   RefreshBody,
   RefreshResponse,
+  Status,
   StatusBody,
   TokenResponse,
   UpdateBeneficiaryBody,
 } from '../core/validation/index.js'
+import { ERROR_CODES } from './error-status.js'
 
 /** A JSON object of the OpenAPI document. */
 export type Json = Record<string, unknown>
 
-/** The core's TypeBox schemas the document names, the same ones that validate requests. */
-export const CORE_SCHEMAS = {
+/**
+ * The error identifier: the core's closed union of codes and the HTTP layer's own, derived from
+ * the tables that give each its status (`error-status.ts`), so a new code appears here by itself.
+ */
+const ErrorCode = {
+  type: 'string',
+  enum: ERROR_CODES,
+  description:
+    'Stable, machine-readable identifier of the error; `code` carries the HTTP status and `message` a human-readable text that may change.',
+} as const
+
+/** The core's error body, its `error` narrowed to the identifiers the server can answer. */
+const DocumentedErrorBody = {
+  ...ErrorBody,
+  properties: { ...ErrorBody.properties, error: ErrorCode },
+  description:
+    'The standard error body. `details` comes with `validation_failed`, `retry_after` with `rate_limit_exceeded`; `request_id` equals the `X-Request-Id` header.',
+}
+
+/**
+ * The schemas under `#/components/schemas`: the core's TypeBox schemas (the same ones that
+ * validate requests), and the server's own. A schema that appears inside another is written
+ * there as a `$ref` to its component, found by identity (`Address` inside `BeneficiaryDetail`
+ * and both request bodies is the one `Address` object).
+ */
+export const SCHEMAS = {
   LoginBody,
   RefreshBody,
   TokenResponse,
@@ -28,13 +61,18 @@ export const CORE_SCHEMAS = {
   StatusBody,
   BeneficiaryCreated,
   BeneficiaryDetail,
+  BeneficiaryListItem,
+  BeneficiaryStatus: Status,
+  Address,
+  Metadata,
   PagedBeneficiaries,
   PagedHistory,
-  ErrorBody,
-} as const satisfies Readonly<Record<string, TSchema>>
-
-/** The schemas of the server's own answers. */
-export const SERVER_SCHEMAS = {
+  HistoryEntry: HistoryItem,
+  PageMeta,
+  PageLinks,
+  ErrorBody: DocumentedErrorBody,
+  ErrorCode,
+  FieldProblem: FieldProblemSchema,
   ProbeStatus: {
     type: 'object',
     required: ['status'],
@@ -48,7 +86,7 @@ export const SERVER_SCHEMAS = {
         type: 'string',
         enum: ['ready', 'degraded'],
         description:
-          '`ready`: every part answers. `degraded`: the instance serves, but a part named in `degraded` does not answer (D31).',
+          '`ready`: every part answers. `degraded`: the instance serves, but a part named in `degraded` does not answer.',
       },
       degraded: {
         type: 'array',
@@ -58,90 +96,126 @@ export const SERVER_SCHEMAS = {
       },
     },
   },
-  OpenApiDocument: { type: 'object', required: ['openapi', 'paths'] },
+  OpenApiDocument: {
+    type: 'object',
+    required: ['openapi', 'info', 'paths'],
+    properties: {
+      openapi: { type: 'string' },
+      info: { type: 'object' },
+      paths: { type: 'object' },
+    },
+    additionalProperties: true,
+  },
   MetricsText: {
     type: 'string',
     description: 'Prometheus text exposition format 0.0.4: one sample per line.',
   },
-} as const satisfies Readonly<Record<string, Json>>
+} as const satisfies Readonly<Record<string, TSchema | Json>>
 
 /** The name of a schema under `#/components/schemas`. */
-export type SchemaName = keyof typeof CORE_SCHEMAS | keyof typeof SERVER_SCHEMAS
+export type SchemaName = keyof typeof SCHEMAS
+
+/** A response header the document describes, under `#/components/headers`. */
+export interface HeaderComponent {
+  readonly description: string
+  /** Whether every response that lists the header carries it (a use may say otherwise). */
+  readonly required: boolean
+  readonly schema: Json
+  readonly example: string | number
+}
 
 /** Every response header the document describes, under `#/components/headers`. */
 export const HEADERS = {
   'X-Request-Id': {
     description:
-      "The request's id (D24): the client's own X-Request-Id when it is 1–128 characters of A–Z a–z 0–9 . _ : -, else a new one.",
+      "The request's id: the client's own X-Request-Id when it is 1–128 characters of A–Z a–z 0–9 . _ : -, else a new one. Also in every error body as `request_id`, and in the server's log line.",
+    required: true,
     schema: { type: 'string', maxLength: 128 },
+    example: 'ffcfc001-4b50-4a9f-b7d7-b054c0503397',
   },
   'Cache-Control': {
-    description: 'Always `no-store` (D24).',
+    description: 'Always `no-store`: answers carry personal data or tokens.',
+    required: true,
     schema: { type: 'string', const: 'no-store' },
+    example: 'no-store',
   },
   'X-Content-Type-Options': {
-    description: 'Always `nosniff` (D24).',
+    description: 'Always `nosniff`.',
+    required: true,
     schema: { type: 'string', const: 'nosniff' },
+    example: 'nosniff',
   },
   ETag: {
     description:
-      'Strong validator of the beneficiary, which changes with every change (D23), or of its history, which changes with every new entry.',
+      'Strong validator of the beneficiary, changing with every change (send it back in If-Match), or of its history, changing with every new entry. An idempotent replay carries the ETag of the create it replays.',
+    required: true,
     schema: { type: 'string' },
+    example: '"v1"',
   },
   'Idempotent-Replayed': {
-    description: 'Present and `true` when an Idempotency-Key replayed an earlier create (D22).',
+    description: 'Present, and `true`, when an Idempotency-Key replayed an earlier create.',
+    required: false,
     schema: { type: 'string', const: 'true' },
+    example: 'true',
   },
-  Location: { description: 'Path of the new beneficiary.', schema: { type: 'string' } },
+  Location: {
+    description: 'Path of the new beneficiary.',
+    required: true,
+    schema: { type: 'string' },
+    example: '/v3/beneficiaries/1',
+  },
   'WWW-Authenticate': {
     description:
-      'RFC 6750 challenge: `Bearer error="invalid_token"` on 401 (except bad login credentials), `Bearer error="insufficient_scope"` on 403 (D6).',
+      'RFC 6750 challenge: `Bearer error="invalid_token"` with a 401 about a token, `Bearer error="insufficient_scope", scope="…"` with a 403.',
+    required: true,
     schema: { type: 'string' },
+    example: 'Bearer error="invalid_token", error_description="The token is missing or invalid"',
   },
   'Retry-After': {
-    description: 'Whole seconds until a request is allowed again (D20).',
+    description: 'Whole seconds until a request may succeed again.',
+    required: true,
     schema: { type: 'integer', minimum: 1 },
+    example: 30,
   },
   'RateLimit-Policy': {
-    description: 'IETF draft syntax: `"<class>";q=<quota>;w=<window seconds>` (D20).',
+    description:
+      'The limit class the request drew from, IETF draft syntax: `"<class>";q=<quota>;w=<window seconds>`.',
+    required: true,
     schema: { type: 'string' },
+    example: '"write";q=10;w=60',
   },
   RateLimit: {
-    description: 'IETF draft syntax: `"<class>";r=<remaining>;t=<seconds until full>` (D20).',
+    description:
+      'What is left of the bucket, IETF draft syntax: `"<class>";r=<remaining>;t=<seconds until full>`.',
+    required: true,
     schema: { type: 'string' },
+    example: '"write";r=9;t=6',
   },
   'X-RateLimit-Limit': {
-    description: 'Requests per window of the class (D20).',
-    schema: { type: 'integer' },
+    description: 'Requests per window of the limit class.',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+    example: 10,
   },
   'X-RateLimit-Remaining': {
-    description: 'Requests left in the bucket (D20).',
-    schema: { type: 'integer' },
+    description: 'Requests left in the bucket.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+    example: 9,
   },
   'X-RateLimit-Reset': {
-    description: 'Seconds until the bucket is full again (D20).',
-    schema: { type: 'integer' },
+    description: 'Seconds until the bucket is full again.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+    example: 6,
   },
-} as const satisfies Readonly<Record<string, { description: string; schema: Json }>>
+  Allow: {
+    description: 'The methods the path answers.',
+    required: true,
+    schema: { type: 'string' },
+    example: 'GET, HEAD, POST',
+  },
+} as const satisfies Readonly<Record<string, HeaderComponent>>
 
 /** The name of a header under `#/components/headers`. */
 export type HeaderName = keyof typeof HEADERS
-
-/** What each error status means, in the document's words. */
-export const ERROR_DESCRIPTIONS = {
-  400: 'Malformed request: body not JSON, not an object, invalid UTF-8, nested deeper than 32 levels, or a broken query string (`bad_request`, D12).',
-  401: '`invalid_credentials`, `invalid_token` or `token_expired` (D6).',
-  403: '`insufficient_scope` (D2).',
-  404: '`not_found`: no such beneficiary, or an id that is not a positive integer (D12).',
-  408: '`request_timeout`: the body did not arrive in time.',
-  412: '`precondition_failed`: If-Match names a version that is no longer current (D23).',
-  413: '`payload_too_large`: the body is over 1 MiB (D12).',
-  415: '`unsupported_media_type`: a body was sent with a content type other than JSON (D12).',
-  422: '`validation_failed` with `details` (D10), `invalid_transition` (D14) or `idempotency_key_reused` (D22).',
-  429: '`rate_limit_exceeded` with `retry_after` (specification 8, D20).',
-  500: '`internal_error`: never a stack trace or SQL.',
-  503: '`service_unavailable`: the database does not answer, or cannot serve the request now (locked by another process past the busy timeout, disk full, read-only, I/O error). Nothing was written; `Retry-After` says when to try again.',
-} as const satisfies Readonly<Record<number, string>>
-
-/** An error status the document can describe. */
-export type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS

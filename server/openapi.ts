@@ -1,12 +1,13 @@
+import { HEADERS, SCHEMAS, type Json } from './openapi-components.js'
+import type { ErrorStatus } from './openapi-errors.js'
+import { PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from './openapi-examples.js'
 import {
-  CORE_SCHEMAS,
-  ERROR_DESCRIPTIONS,
-  HEADERS,
-  SERVER_SCHEMAS,
-  type ErrorStatus,
-  type HeaderName,
-  type Json,
-} from './openapi-components.js'
+  defaultResponse,
+  errorResponse,
+  METHOD_NOT_ALLOWED,
+  notModifiedResponse,
+  successResponse,
+} from './openapi-responses.js'
 import { honoursIfNoneMatch, type Route } from './route.js'
 import { ROUTES } from './routes.js'
 
@@ -24,33 +25,28 @@ const PATH_PARAMETERS: Readonly<Record<string, Json>> = {
     name: 'id',
     in: 'path',
     required: true,
-    description: 'Beneficiary id. Anything but a positive integer in range is 404 (D12).',
+    description: 'Beneficiary id. Anything but a positive integer in range is answered 404.',
     schema: { type: 'integer', minimum: 1 },
+    example: PARAMETER_EXAMPLES['id'],
   },
 }
 
-const COMMON_HEADERS: readonly HeaderName[] = [
-  'X-Request-Id',
-  'Cache-Control',
-  'X-Content-Type-Options',
-]
-const RATE_HEADERS: readonly HeaderName[] = [
-  'RateLimit-Policy',
-  'RateLimit',
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-]
-/** Refusals of a body, answered before the request reaches the limiter. */
+/** Refusals of a body, answered before the request reaches the service. */
 const BODY_ERRORS: readonly ErrorStatus[] = [400, 408, 413, 415]
-const ERROR_CONTENT = {
-  'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } },
-}
+
+const DESCRIPTION = `HTTP/JSON API for managing beneficiaries: the people registered with a client system such as a welfare or benefit programme.
+
+Log in with client credentials (\`POST /v3/auth/login\`) and send the access token as \`Authorization: Bearer …\`. A token holds the scopes \`read\` (every GET) and \`write\` (changes); PUT and the status transition answer with the record, so their token needs \`read\` as well as \`write\`.
+
+Every response carries \`X-Request-Id\`, \`Cache-Control: no-store\` and \`X-Content-Type-Options: nosniff\`. Errors use one body, \`{"error", "message", "code", "details"?, "retry_after"?, "request_id"}\`, with \`code\` equal to the HTTP status and \`error\` one of the \`ErrorCode\` identifiers. HEAD is answered wherever GET is, with the same status, headers, scope and limit class and no body. An unknown path is 404; a known path with a method it does not answer is 405 \`method_not_allowed\` with an \`Allow\` header.
+
+Requests are limited per limit class by token buckets refilled over a minute: \`auth\` per client address (login, refresh), \`write\` and \`standard\` per client. Every limited answer carries the IETF RateLimit headers; an empty bucket answers 429 with \`Retry-After\`.`
 
 /**
  * The OpenAPI 3.1 document of the server, generated from the route table and the core's TypeBox
  * schemas (the same ones that validate requests): every path, operation, parameter, body,
- * response, error body and header. Paths include the base path; the probes live outside it.
+ * response, error identifier and header, with examples. Paths include the base path; the
+ * probes live outside it. The API reference page's own routes are left out.
  *
  * @example
  * const document = buildOpenApiDocument({ basePath: '/v3' })
@@ -60,6 +56,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): Json & { pat
   const basePath = options.basePath ?? '/v3'
   const paths: Record<string, Record<string, unknown>> = {}
   for (const route of options.routes ?? ROUTES) {
+    if (route.kind === 'server' && route.documented === false) continue
     const template = route.versioned ? basePath + route.path : route.path
     const item = (paths[template] ??= {})
     const names = [...template.matchAll(/\{([^}]*)\}/g)].map((found) => found[1]!)
@@ -73,21 +70,29 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): Json & { pat
     info: {
       title: 'Beneficiary service',
       version: '3.0.3',
-      description:
-        'HTTP/JSON API for managing beneficiaries. Every response carries X-Request-Id, Cache-Control: no-store and X-Content-Type-Options: nosniff (D24). HEAD is answered wherever GET is, with the same status, headers, scope and limit class and no body (D28). An unknown path is 404; a known path with a method it does not answer is 405 `method_not_allowed` with an Allow header (D12). PUT and the status transition answer with the record, so their token needs `read` as well as `write` (D29). Errors use the standard body (specification 7.1).',
+      description: DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: '/' }],
-    tags: [{ name: 'auth' }, { name: 'beneficiaries' }, { name: 'service' }],
-    paths,
+    servers: [{ url: '/', description: 'The server that serves this document.' }],
+    tags: [
+      { name: 'auth', description: 'Log in, refresh an access token, log out.' },
+      {
+        name: 'beneficiaries',
+        description: 'Create, list, read, update, delete beneficiaries; their status and history.',
+      },
+      { name: 'service', description: 'This document and the probes; no token needed.' },
+    ],
+    paths: withRefs(paths),
     components: {
-      schemas: { ...CORE_SCHEMAS, ...SERVER_SCHEMAS },
+      schemas: componentSchemas(),
       headers: HEADERS,
+      responses: { MethodNotAllowed: METHOD_NOT_ALLOWED },
       securitySchemes: {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: 'Access token from POST /auth/login (specification 5).',
+          description: 'The access token from POST /auth/login or /auth/refresh.',
         },
       },
     },
@@ -98,25 +103,38 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): Json & { pat
 
 function operationObject(route: Route): Json {
   const policy = route.policy
-  const rateHeaders = policy === undefined ? [] : RATE_HEADERS
   const parameters: Json[] = [
-    headerParameter('X-Request-Id', 'Echoed back when sane (D24).', false),
+    headerParameter(
+      'X-Request-Id',
+      'Your own request id, echoed back in `X-Request-Id` when it is 1–128 characters of A–Z a–z 0–9 . _ : -.',
+    ),
   ]
   const service = route.kind === 'service' ? route : undefined
   for (const [name, schema] of Object.entries(service?.query?.properties ?? {})) {
-    parameters.push({ name, in: 'query', required: false, schema })
+    const example = PARAMETER_EXAMPLES[name]
+    parameters.push({
+      name,
+      in: 'query',
+      required: false,
+      schema,
+      ...(example !== undefined && { example }),
+    })
   }
   if (service?.idempotencyKey === true) {
     parameters.push(
       headerParameter(
         'Idempotency-Key',
-        'At most 255 visible ASCII characters; the same key and body within 24 hours replays the original 201 (D22).',
-        false,
+        'At most 255 visible ASCII characters. The same key with the same body within 24 hours replays the original 201 and creates nothing; with another body it is 422 `idempotency_key_reused`.',
       ),
     )
   }
   if (service?.ifMatch === true) {
-    parameters.push(headerParameter('If-Match', 'A strong ETag, or `*` (D23).', false))
+    parameters.push(
+      headerParameter(
+        'If-Match',
+        'The ETag of the version you last read, or `*`; a stale one is 412 `precondition_failed` and changes nothing.',
+      ),
+    )
   }
   const conditional = honoursIfNoneMatch(route)
   if (conditional) {
@@ -124,55 +142,16 @@ function operationObject(route: Route): Json {
       headerParameter(
         'If-None-Match',
         '`*`, or one or more ETags separated by commas: when one matches the current ETag (weak comparison, RFC 9110 13.1.2), or `*` is given, the answer is 304 with no body.',
-        false,
       ),
     )
   }
-  const responses: Record<string, Json> = {
-    [String(route.status)]: {
-      description: route.status === 204 ? 'Done, no content.' : 'Success.',
-      headers: headerRefs([...COMMON_HEADERS, ...rateHeaders, ...successHeaders(route)]),
-      ...(route.response !== undefined && {
-        content: {
-          [(route.kind === 'server' ? route.mediaType : undefined) ?? 'application/json']: {
-            schema: { $ref: `#/components/schemas/${route.response}` },
-          },
-        },
-      }),
-    },
+  const responses: Record<string, Json> = { [String(route.status)]: successResponse(route) }
+  if (conditional) responses['304'] = notModifiedResponse(route)
+  for (const status of [...errorStatuses(route), 500]) {
+    responses[String(status)] = errorResponse(route, status)
   }
-  if (conditional) {
-    responses['304'] = {
-      description:
-        'Not Modified: If-None-Match names the current ETag, or is `*`. No body; the token, its scope and the limit were checked first, and a missing beneficiary is still 404.',
-      headers: headerRefs([...COMMON_HEADERS, ...rateHeaders, 'ETag']),
-    }
-  }
-  for (const status of [...errorStatuses(route), 500] as const) {
-    const extra: HeaderName[] = [
-      ...(status === 401 || status === 403 ? (['WWW-Authenticate'] as const) : []),
-      // A storage fault says when to try again; the readiness probe's 503 does not.
-      ...(status === 429 || (status === 503 && service !== undefined)
-        ? (['Retry-After'] as const)
-        : []),
-      ...(BODY_ERRORS.includes(status) ? [] : rateHeaders),
-    ]
-    responses[String(status)] = {
-      description:
-        (route.kind === 'server' ? route.errorDescription : undefined) ??
-        (status === 403 && policy !== undefined
-          ? scopeDescription(policy.scopes)
-          : ERROR_DESCRIPTIONS[status]),
-      headers: headerRefs([...COMMON_HEADERS, ...extra]),
-      content: ERROR_CONTENT,
-    }
-  }
-  responses['default'] = {
-    description:
-      'Any other error (such as 413 or 415 on an operation that takes no body), in the standard body.',
-    headers: headerRefs(COMMON_HEADERS),
-    content: ERROR_CONTENT,
-  }
+  responses['405'] = { $ref: '#/components/responses/MethodNotAllowed' }
+  responses['default'] = defaultResponse(Object.keys(responses))
   const body = service?.requestBody
   return {
     operationId: route.operation,
@@ -183,35 +162,35 @@ function operationObject(route: Route): Json {
     ...(policy !== undefined && policy.scopes.length > 0 && { 'x-required-scopes': policy.scopes }),
     ...(policy !== undefined && { 'x-rate-limit-class': policy.limitClass }),
     parameters,
-    ...(body !== undefined && {
-      requestBody: {
-        required: body.required,
-        content: {
-          'application/json': {
-            schema:
-              typeof body.schema === 'string'
-                ? { $ref: `#/components/schemas/${body.schema}` }
-                : body.schema,
+    ...(body !== undefined &&
+      service !== undefined && {
+        requestBody: {
+          required: body.required,
+          content: {
+            'application/json': {
+              schema: typeof body.schema === 'string' ? SCHEMAS[body.schema] : body.schema,
+              examples: REQUEST_EXAMPLES[service.operation],
+            },
           },
         },
-      },
-    }),
+      }),
     responses,
   }
 }
 
-/** HEAD beside a GET (D28): the same operation, status and headers, never a body. */
+/** HEAD beside a GET: the same operation, status and headers, never a body. */
 function headOperation(get: Json): Json {
   const responses: Record<string, Json> = {}
   for (const [status, response] of Object.entries(get['responses'] as Record<string, Json>)) {
+    const resolved = status === '405' ? METHOD_NOT_ALLOWED : response
     responses[status] = Object.fromEntries(
-      Object.entries(response).filter(([key]) => key !== 'content'),
+      Object.entries(resolved).filter(([key]) => key !== 'content'),
     )
   }
   return {
     ...get,
     operationId: `${String(get['operationId'])}Head`,
-    summary: `${String(get['summary'])} HEAD: the same answer without its body (D28).`,
+    summary: `${String(get['summary'])} HEAD: the same answer without its body.`,
     responses,
   }
 }
@@ -232,27 +211,32 @@ function errorStatuses(route: Route): readonly ErrorStatus[] {
   ]
 }
 
-/** The 403 of an operation, naming the scopes its token needs (D2, D29). */
-function scopeDescription(scopes: readonly string[]): string {
-  const names = scopes.map((scope) => `\`${scope}\``).join(' and ')
-  const why = scopes.length > 1 ? ', since the answer carries the record (D29)' : ''
-  return `${ERROR_DESCRIPTIONS[403]} The token must hold ${names}${why}.`
+function headerParameter(name: string, description: string): Json {
+  return { name, in: 'header', required: false, description, schema: { type: 'string' } }
 }
 
-/** The headers a success may carry beyond the common and rate-limit ones. */
-function successHeaders(route: Route): HeaderName[] {
-  if (route.kind === 'server') return []
-  return [
-    ...(route.status === 201 ? (['Location'] as const) : []),
-    ...(route.etag ? (['ETag'] as const) : []),
-    ...(route.idempotencyKey ? (['Idempotent-Replayed'] as const) : []),
-  ]
+/** Every component schema, the components inside it written as references. */
+function componentSchemas(): Json {
+  return Object.fromEntries(
+    Object.entries(SCHEMAS).map(([name, schema]) => [name, withRefs(schema, schema)]),
+  )
 }
 
-function headerParameter(name: string, description: string, required: boolean): Json {
-  return { name, in: 'header', required, description, schema: { type: 'string' } }
-}
+/** The component of each schema object, found by identity. */
+const COMPONENT_OF: ReadonlyMap<object, string> = new Map(
+  Object.entries(SCHEMAS).map(([name, schema]) => [schema as object, name]),
+)
 
-function headerRefs(names: readonly HeaderName[]): Json {
-  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]))
+/**
+ * A copy of `value` where every schema that is a component (but `self`, the component being
+ * written) is a `$ref` to it: one `Address`, not one copy per body that holds it.
+ */
+function withRefs(value: unknown, self?: object): unknown {
+  if (Array.isArray(value)) return value.map((item) => withRefs(item))
+  if (value === null || typeof value !== 'object') return value
+  const name = COMPONENT_OF.get(value)
+  if (name !== undefined && value !== self) return { $ref: `#/components/schemas/${name}` }
+  const copy: Json = {}
+  for (const [key, item] of Object.entries(value)) copy[key] = withRefs(item)
+  return copy
 }

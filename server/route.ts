@@ -7,16 +7,18 @@ import type {
   Result,
 } from '../core/beneficiary-service.js'
 import { OPERATIONS, type OperationName, type OperationPolicy } from '../core/operations.js'
-import type { ErrorStatus, Json, SchemaName } from './openapi-components.js'
+import type { Json, SchemaName } from './openapi-components.js'
+import type { ErrorStatus } from './openapi-errors.js'
 
 /** The methods the API uses. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
 /**
  * The operations the server answers itself: no call to the service, no API token, no limit.
- * `metrics` is answered only when the server was given metrics (its route is left out else).
+ * `metrics` is answered only when the server was given metrics (its route is left out else);
+ * `docs` is the API reference page and its files.
  */
-export type ServerOperation = 'openapi' | 'health' | 'ready' | 'metrics'
+export type ServerOperation = 'openapi' | 'health' | 'ready' | 'metrics' | 'docs'
 
 type ParamValues<Path extends string> = Path extends `${string}{${string}}${infer Rest}`
   ? [string, ...ParamValues<Rest>]
@@ -88,17 +90,30 @@ interface ServiceFacts<
 }
 
 /** What a route the server answers itself states. */
-interface ServerFacts<Path extends string> extends RouteFacts<Path> {
+type ServerFacts<Path extends string> = RouteFacts<Path> & {
   readonly operation: ServerOperation
   /** Whether the path lives under the base path (`/v3`); the probes do not. */
   readonly versioned: boolean
   readonly status: 200
-  readonly response: SchemaName
   /** The media type of the success body, when it is not JSON. */
   readonly mediaType?: string
   /** Describes every error answer of the route in place of the generic descriptions. */
   readonly errorDescription?: string
-}
+} & (
+    | {
+        /** In the OpenAPI document (the default), with the schema of its JSON body. */
+        readonly documented?: true
+        readonly response: SchemaName
+      }
+    | {
+        /**
+         * Left out of the OpenAPI document: the API reference page and its files, which are not
+         * part of the API they describe (as FastAPI and @fastify/swagger-ui leave theirs out).
+         */
+        readonly documented: false
+        readonly response?: undefined
+      }
+  )
 
 /** A route that calls one operation of the service. */
 export type ServiceRoute = ServiceFacts<string, RouteParams, unknown> &

@@ -41,6 +41,11 @@ export interface StartServerOptions {
   readonly headersTimeoutMs?: number | undefined
   /** Body cap in bytes. Default 1 MiB (D12). */
   readonly maxBodyBytes?: number | undefined
+  /**
+   * Serve the API reference page at `/docs`: Swagger UI over the OpenAPI document, from the
+   * `swagger-ui-dist` package, which the host installs. Default: false.
+   */
+  readonly docs?: boolean | undefined
 }
 
 /** A listening server. */
@@ -77,6 +82,7 @@ const TRANSPORTS: Readonly<Record<TransportName, Transport>> = {
  * @throws TransportUnavailableError when the `uws` transport cannot load on this platform.
  * @throws Error as node:http's, on either transport, when it cannot listen: `EADDRINUSE` for a
  *   port in use by any process (the uws transport never shares a port).
+ * @throws Error naming the package when `docs` is on and `swagger-ui-dist` is not installed.
  * @throws TypeError for a malformed `basePath` or `trustProxy` entry, or a `requestTimeoutMs`
  *   the transport cannot keep.
  */
@@ -90,6 +96,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(options.logger !== undefined && { logger: options.logger }),
     ...(options.readiness !== undefined && { readiness: options.readiness }),
     ...(options.metrics !== undefined && { metrics: options.metrics }),
+    ...(options.docs !== undefined && { docs: options.docs }),
   })
   const host = options.host ?? '127.0.0.1'
   const running = await transport(handler, {

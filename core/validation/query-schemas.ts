@@ -24,7 +24,7 @@ const Page = Type.Integer({
   description: 'Starts at 1.',
 })
 const PerPage = Type.Integer({ minimum: 1, maximum: 100, default: 20 })
-const Day = Type.String({ format: 'date', description: 'Inclusive calendar day in UTC (D17).' })
+const Day = Type.String({ format: 'date', description: 'Inclusive calendar day in UTC.' })
 
 /**
  * Query parameters of `GET /beneficiaries` (specification 4.3, D15–D18), as numbers and strings
@@ -40,11 +40,15 @@ export const ListQueryParams = Type.Object({
   search: Type.Optional(
     Type.String({
       maxLength: 200,
-      description: 'Word prefixes of first and last name; trimmed, empty means no search (D16).',
+      description:
+        'Word prefixes of first and last name, every word matching, case- and accent-insensitively; trimmed, empty means no search.',
     }),
   ),
   sort: Type.Optional(
-    Type.Enum(SORT_VALUES, { default: 'id', description: 'A leading - sorts descending (D15).' }),
+    Type.Enum(SORT_VALUES, {
+      default: 'id',
+      description: 'A leading - sorts descending; ties are broken by id.',
+    }),
   ),
 })
 

@@ -72,7 +72,12 @@ ${DB}
                             rate limited: off (a 404), public, or token: a scrape needs
                             "Authorization: Bearer $METRICS_TOKEN" (METRICS, default token
                             when METRICS_TOKEN is set, else public). METRICS_TOKEN is read from
-                            the environment only: 16+ characters, e.g. openssl rand -hex 32`
+                            the environment only: 16+ characters, e.g. openssl rand -hex 32
+  --docs on|off             The API reference page at /docs, drawn from the OpenAPI document,
+                            with "try it" against this server (DOCS, default on when the
+                            swagger-ui-dist package is installed; on asks for it). Turn it off
+                            where the API should not be browsable; /v3/openapi.json is served
+                            either way`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

@@ -37,6 +37,7 @@ const OPTIONS = {
   'redis-key-prefix': { type: 'string' },
   'redis-timeout': { type: 'string' },
   metrics: { type: 'string' },
+  docs: { type: 'string' },
 } as const
 
 const TRANSPORT_NAMES = { uws: 'hyper-express on uWebSockets.js', node: 'node:http' } as const
@@ -123,6 +124,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       ...(metrics !== undefined && {
         metrics: { collector: metrics, token: config.metricsToken },
       }),
+      docs: config.docs,
     })
   } catch (error) {
     await limits?.close()
@@ -134,6 +136,8 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     { url: server.url, transport: server.transport, db, metrics: config.metrics },
     `Listening on ${server.url}${config.basePath} (transport ${server.transport}: ${TRANSPORT_NAMES[server.transport]})`,
   )
+  if (config.docs)
+    logger.info({ docs: `${server.url}/docs` }, `API reference at ${server.url}/docs`)
   const signal = await new Promise<string>((resolve) => {
     io.signals.once('SIGTERM', () => resolve('SIGTERM'))
     io.signals.once('SIGINT', () => resolve('SIGINT'))

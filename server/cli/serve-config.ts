@@ -3,6 +3,7 @@ import { accessSync, constants, readFileSync } from 'node:fs'
 import type { AccessTokenKey } from '../../core/index.js'
 import { DEFAULT_REDIS_KEY_PREFIX, isRedisUrl } from '../../adapters/redis/redis-config.js'
 import { ClientIpResolver } from '../client-ip.js'
+import { DOCS_PACKAGE, DOCS_PEERS, docsPackageFolder } from '../docs-page.js'
 import { LOG_LEVELS } from '../logger.js'
 import { isValidBasePath } from '../route-table.js'
 import type { TlsFiles, TransportName } from '../transports/transport.js'
@@ -43,6 +44,8 @@ export interface ServeConfig {
   readonly metrics: MetricsMode
   /** From `METRICS_TOKEN`, only with `metrics: 'token'`. */
   readonly metricsToken: string | undefined
+  /** Whether to serve the API reference page at `/docs`. */
+  readonly docs: boolean
 }
 
 /** The Redis that keeps the rate limits of every instance. */
@@ -117,6 +120,7 @@ export function readServeConfig(settings: Settings): ServeConfig {
     // At most 7 s: uWebSockets.js closes a stalled body after 8 s without an answer.
     bodyTimeoutMs: settings.integer('body-timeout', 'BODY_TIMEOUT_SECONDS', 5, 1, 7) * 1000,
     ...readMetrics(settings),
+    docs: readDocs(settings),
     redis: readRedis(settings),
   }
 }
@@ -177,6 +181,26 @@ function readMetrics(settings: Settings): {
     )
   }
   return { metrics, metricsToken: token.value }
+}
+
+/**
+ * Whether to serve the reference page: `on` by default when its package is installed (a clone
+ * has it as a devDependency), else off; asked for with `--docs on`, its package must be there
+ * before anything opens.
+ */
+function readDocs(settings: Settings): boolean {
+  const asked = settings.raw('docs', 'DOCS') !== undefined
+  if (settings.choice('docs', 'DOCS', 'on', ['on', 'off']) === 'off') return false
+  try {
+    docsPackageFolder()
+  } catch {
+    if (!asked) return false
+    throw new UsageError(
+      `the reference page needs the ${DOCS_PACKAGE} package: install it (npm install "${DOCS_PACKAGE}@${DOCS_PEERS[0]!.range}"), or turn the page off (--docs off)`,
+      settings.nameOf('docs', 'DOCS'),
+    )
+  }
+  return true
 }
 
 function readTls(settings: Settings): TlsFiles | undefined {

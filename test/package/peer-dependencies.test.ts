@@ -5,6 +5,7 @@ import type { PeerPackage } from '../../core/index.js'
 import { POSTGRES_PEERS } from '../../adapters/postgres/postgres-driver.js'
 import { REDIS_PEERS } from '../../adapters/redis/redis-driver.js'
 import { SQLITE_PEERS } from '../../adapters/sqlite/sqlite-peers.js'
+import { DOCS_PEERS } from '../../server/docs-page.js'
 import { UWS_OVERRIDE, UWS_PEERS } from '../../server/transports/uws-listen.js'
 
 interface Manifest {
@@ -25,6 +26,7 @@ const PARTS: Readonly<Record<string, readonly PeerPackage[]>> = {
   'beneficiary-service/postgres': POSTGRES_PEERS,
   'beneficiary-service/redis': REDIS_PEERS,
   'the uws transport': UWS_PEERS,
+  'the API reference page': DOCS_PEERS,
 }
 
 describe('the drivers a host installs', () => {

@@ -9,14 +9,18 @@ type Json = Record<string, unknown>
 
 /**
  * Checks real responses against the OpenAPI document the server serves: the status must be
- * documented for the operation (or fall under `default`), the body must match its schema, with
- * every documented object closed (no undocumented field may appear), and every header the
- * document lists for that response must be present.
+ * documented for the operation (or fall under `default`; a 405 under the shared
+ * `MethodNotAllowed`), the body must match its schema, with every documented object closed (no
+ * undocumented field may appear), an error's `code` must be its status and its `error` one the
+ * response has an example of, every header the document says the response always carries must
+ * be present, and no header the document describes may come where it is not listed.
  */
 export class OpenApiResponseValidator {
   readonly #document: Json
   readonly #routes: RouteTable
   readonly #compiled = new Map<string, ReturnType<typeof Compile>>()
+  /** Names of every header the document describes, lower-cased. */
+  readonly #described: readonly string[]
   /** Every (method, template, status) checked so far. */
   readonly seen = new Set<string>()
 
@@ -27,71 +31,127 @@ export class OpenApiResponseValidator {
   ) {
     this.#document = JSON.parse(JSON.stringify(document)) as Json
     this.#routes = new RouteTable(basePath, routes)
+    const headers = (this.#document['components'] as Json)['headers'] as Json
+    this.#described = Object.keys(headers).map((name) => name.toLowerCase())
   }
 
   /** Problems found with `response` to `method path`; empty when it conforms. */
   check(method: string, path: string, response: ApiResponse): string[] {
     const match = this.#routes.match(path)
     if (match === undefined) return response.status === 404 ? [] : [`no route for ${path}`]
-    if (match.entry.routes[method] === undefined)
-      return response.status === 405 ? [] : [`no ${method} on ${path}`]
     const template = match.entry.template
     const paths = this.#document['paths'] as Record<string, Record<string, Json>>
-    const operation = paths[template]?.[method.toLowerCase()]
-    if (operation === undefined) return [`${method} ${template} is not in the document`]
-    const responses = operation['responses'] as Record<string, Json>
-    const documented = responses[String(response.status)]
-    const spec = documented ?? responses['default']
-    if (spec === undefined) return [`${method} ${template} does not document ${response.status}`]
-    this.seen.add(`${method} ${template} ${documented === undefined ? 'default' : response.status}`)
-    const problems: string[] = []
-    for (const name of Object.keys((spec['headers'] as Json | undefined) ?? {})) {
-      // Rate-limit headers appear once a request reached the limiter; the challenge not on bad logins.
-      const optional = /^(RateLimit|X-RateLimit|Idempotent-Replayed|ETag|WWW-Authenticate)/.test(
-        name,
-      )
-      if (!optional && response.headers[name.toLowerCase()] === undefined) {
-        problems.push(`${method} ${template} ${response.status}: header ${name} missing`)
+    let spec: Json
+    let key: string
+    if (match.entry.routes[method] === undefined) {
+      if (response.status !== 405) return [`no ${method} on ${path}`]
+      spec = this.resolve({ $ref: '#/components/responses/MethodNotAllowed' })!
+      key = `${method} ${template} 405`
+    } else {
+      const operation = paths[template]?.[method.toLowerCase()]
+      // The API reference page's own files are not part of the API it documents.
+      if (operation === undefined) {
+        return template.startsWith('/docs') ? [] : [`${method} ${template} is not in the document`]
       }
+      const responses = operation['responses'] as Record<string, Json>
+      const documented = responses[String(response.status)]
+      const found = this.resolve(documented ?? responses['default'])
+      if (found === undefined) return [`${method} ${template} does not document ${response.status}`]
+      spec = found
+      key = `${method} ${template} ${documented === undefined ? 'default' : response.status}`
     }
-    const content = spec['content'] as Record<string, { schema: Json }> | undefined
+    this.seen.add(key)
+    const where = `${method} ${template} ${response.status}`
+    const problems = this.#headerProblems(spec, response).map((problem) => `${where}: ${problem}`)
+    const content = spec['content'] as Record<string, Json> | undefined
     if (content === undefined) {
-      // The handler answers HEAD like GET; the transport leaves the body out (D28).
+      // The handler answers HEAD like GET; the transport leaves the body out.
       if (response.body !== undefined && method !== 'HEAD')
-        problems.push(`${method} ${template} ${response.status}: unexpected body`)
+        problems.push(`${where}: unexpected body`)
       return problems
     }
-    if (response.body === undefined)
-      return [...problems, `${method} ${template} ${response.status}: no body`]
+    if (method === 'HEAD') return problems
+    if (response.body === undefined) return [...problems, `${where}: no body`]
     if (content['application/json'] === undefined) {
       // A text answer (the metrics): its media type must be the documented one.
       const sent = response.headers['content-type'] ?? ''
       const type = (media: string): string => media.split(';')[0]!.trim().toLowerCase()
       if (!Object.keys(content).some((media) => type(media) === type(sent))) {
-        problems.push(`${method} ${template} ${response.status}: content-type ${sent}`)
+        problems.push(`${where}: content-type ${sent}`)
       }
       return problems
     }
-    const ref = String(content['application/json']!.schema['$ref'])
-    const validator = this.#validator(ref)
+    const media = content['application/json']!
     const body: unknown = JSON.parse(response.body)
+    const validator = this.compile(media['schema'] as Json)
     if (!validator.Check(body)) {
       const errors = [...validator.Errors(body)].map((e) => `${e.instancePath} ${e.message}`)
-      problems.push(`${method} ${template} ${response.status}: ${errors.join('; ')}`)
+      problems.push(`${where}: ${errors.join('; ')}`)
     }
+    if (response.status >= 400) problems.push(...errorProblems(where, media, body, response.status))
     return problems
   }
 
-  #validator(ref: string): ReturnType<typeof Compile> {
-    let compiled = this.#compiled.get(ref)
+  /** `value` with its `$ref` (to `#/components/…`) followed, if it is a reference. */
+  resolve(value: Json | undefined): Json | undefined {
+    const ref = value?.['$ref']
+    if (typeof ref !== 'string') return value
+    return ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((node, part) => (node as Json)[part], this.#document) as Json
+  }
+
+  /** A copy of `schema` with every `$ref` replaced by what it names. */
+  inline(schema: unknown): unknown {
+    if (Array.isArray(schema)) return schema.map((item) => this.inline(item))
+    if (schema === null || typeof schema !== 'object') return schema
+    if (typeof (schema as Json)['$ref'] === 'string')
+      return this.inline(this.resolve(schema as Json))
+    return Object.fromEntries(
+      Object.entries(schema).map(([key, value]) => [key, this.inline(value)]),
+    )
+  }
+
+  /** A validator of `schema`, its references inlined and its objects closed. */
+  compile(schema: Json): ReturnType<typeof Compile> {
+    const key = JSON.stringify(schema)
+    let compiled = this.#compiled.get(key)
     if (compiled === undefined) {
-      const name = ref.replace('#/components/schemas/', '')
-      const schemas = (this.#document['components'] as Json)['schemas'] as Record<string, Json>
-      compiled = Compile(closeObjects(schemas[name]!) as never)
-      this.#compiled.set(ref, compiled)
+      compiled = Compile(closeObjects(this.inline(schema)) as never)
+      this.#compiled.set(key, compiled)
     }
     return compiled
   }
+
+  #headerProblems(spec: Json, response: ApiResponse): string[] {
+    const problems: string[] = []
+    const listed = (spec['headers'] as Json | undefined) ?? {}
+    for (const [name, use] of Object.entries(listed)) {
+      const header = this.resolve(use as Json)!
+      if (header['required'] === true && response.headers[name.toLowerCase()] === undefined) {
+        problems.push(`header ${name} missing`)
+      }
+    }
+    const names = Object.keys(listed).map((name) => name.toLowerCase())
+    for (const name of Object.keys(response.headers)) {
+      if (this.#described.includes(name) && !names.includes(name)) {
+        problems.push(`header ${name} sent but not documented`)
+      }
+    }
+    return problems
+  }
+}
+
+/** An error body's `code` is its status, and its `error` one the response has an example of. */
+function errorProblems(where: string, media: Json, body: unknown, status: number): string[] {
+  const problems: string[] = []
+  const { code, error } = body as { code?: unknown; error?: unknown }
+  if (code !== status) problems.push(`${where}: code ${String(code)}`)
+  const examples = Object.values((media['examples'] as Json | undefined) ?? {}) as Json[]
+  const codes = examples.map((example) => (example['value'] as Json)['error'])
+  if (!codes.includes(error)) problems.push(`${where}: error ${String(error)} has no example`)
+  return problems
 }
 
 /** A copy of `schema` where every object schema with listed properties allows no others. */

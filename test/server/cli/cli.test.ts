@@ -85,6 +85,7 @@ describe('the command-line tool', () => {
       [{ TRUST_PROXY: '10.0.0.0/8, proxy.internal' }, [], 'TRUST_PROXY'],
       [{ BASE_PATH: 'v3/' }, [], 'BASE_PATH'],
       [{ LOG_LEVEL: 'loud' }, [], 'LOG_LEVEL'],
+      [{ DOCS: 'maybe' }, [], 'DOCS'],
       [{ PORT: '8080' }, ['--rate-limit-auth', 'many'], '--rate-limit-auth'],
     ]
     for (const [env, flags, setting] of cases) {
