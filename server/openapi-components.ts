@@ -5,6 +5,7 @@ import {
   CreateBeneficiaryBody,
   ErrorBody,
   LoginBody,
+  LogoutBody,
   PagedBeneficiaries,
   PagedHistory,
   RefreshBody,
@@ -21,6 +22,7 @@ export type Json = Record<string, unknown>
 export const CORE_SCHEMAS = {
   LoginBody,
   RefreshBody,
+  LogoutBody,
   TokenResponse,
   RefreshResponse,
   CreateBeneficiaryBody,
