@@ -1,15 +1,19 @@
 import type { BeneficiaryListItem } from '../core/index.js'
 import type {
+  ApiResult,
   BeneficiaryClientOptions,
   CallOptions,
   ClientCredentials,
   ConditionalOptions,
   CreateOptions,
 } from './client-options.js'
-import type { BodyOf, QueryOf } from './client-routes.js'
+import type { BodyOf, ClientOperation, QueryOf, ResponseOf } from './client-routes.js'
 import { HttpExchange } from './http-exchange.js'
 
 const NO_OPTIONS: CallOptions = Object.freeze({})
+
+/** What a call of `operation` resolves to. */
+type Answer<Operation extends ClientOperation> = Promise<ApiResult<ResponseOf<Operation>>>
 
 /**
  * A typed client of the /v3 API over `fetch`, with no dependency: every operation of the
@@ -48,7 +52,7 @@ export class BeneficiaryClient {
    * in by themselves; call this to fail early on bad credentials, or to switch credentials.
    * @throws ApiError `invalid_credentials` (401), `insufficient_scope` (403), `rate_limit_exceeded` (429)
    */
-  async login(credentials?: ClientCredentials, options: CallOptions = NO_OPTIONS) {
+  async login(credentials?: ClientCredentials, options: CallOptions = NO_OPTIONS): Answer<'login'> {
     if (credentials !== undefined) this.#credentials = credentials
     const result = await this.#exchange.login(options)
     this.#exchange.tokens.store(result.value)
@@ -59,7 +63,7 @@ export class BeneficiaryClient {
    * Renews the access token now with the refresh token from the login (D4).
    * @throws ApiError `invalid_token` (401) for a refresh token the server no longer takes
    */
-  async refresh(options: CallOptions = NO_OPTIONS) {
+  async refresh(options: CallOptions = NO_OPTIONS): Answer<'refresh'> {
     const token = this.#exchange.tokens.refreshToken
     if (token === undefined)
       throw new TypeError('BeneficiaryClient: no refresh token; log in first')
@@ -69,7 +73,7 @@ export class BeneficiaryClient {
   }
 
   /** Ends the login session (D5) and forgets its tokens; a later call logs in again. */
-  async logout(options: CallOptions = NO_OPTIONS) {
+  async logout(options: CallOptions = NO_OPTIONS): Answer<'logout'> {
     const result = await this.#exchange.send('logout', {}, options)
     this.#exchange.tokens.forget()
     return result
@@ -79,7 +83,7 @@ export class BeneficiaryClient {
    * One page of beneficiaries (specification 4.3, D15–D18).
    * @throws ApiError `validation_failed` naming each bad parameter
    */
-  list(query: QueryOf<'list'> = {}, options: CallOptions = NO_OPTIONS) {
+  list(query: QueryOf<'list'> = {}, options: CallOptions = NO_OPTIONS): Answer<'list'> {
     return this.#exchange.send('list', { query }, options)
   }
 
@@ -100,7 +104,7 @@ export class BeneficiaryClient {
    * One beneficiary in the detail shape, with its ETag (specification 4.4, D23).
    * @throws ApiError `not_found` (404)
    */
-  get(id: number, options: CallOptions = NO_OPTIONS) {
+  get(id: number, options: CallOptions = NO_OPTIONS): Answer<'get'> {
     return this.#exchange.send('get', { id }, options)
   }
 
@@ -109,7 +113,7 @@ export class BeneficiaryClient {
    * a random one is sent (unless `autoIdempotencyKey` is off), so a retry never creates twice.
    * @throws ApiError `validation_failed` naming every bad field (422), `idempotency_key_reused` (422)
    */
-  create(body: BodyOf<'create'>, options: CreateOptions = NO_OPTIONS) {
+  create(body: BodyOf<'create'>, options: CreateOptions = NO_OPTIONS): Answer<'create'> {
     const key =
       options.idempotencyKey ?? (this.#autoKey ? globalThis.crypto.randomUUID() : undefined)
     const headers = key === undefined ? {} : { 'idempotency-key': key }
@@ -121,7 +125,11 @@ export class BeneficiaryClient {
    * a change based on a stale read.
    * @throws ApiError `not_found`, `validation_failed`, `precondition_failed` (412)
    */
-  update(id: number, body: BodyOf<'update'>, options: ConditionalOptions = NO_OPTIONS) {
+  update(
+    id: number,
+    body: BodyOf<'update'>,
+    options: ConditionalOptions = NO_OPTIONS,
+  ): Answer<'update'> {
     return this.#exchange.send('update', { id, body, headers: ifMatch(options) }, options)
   }
 
@@ -129,7 +137,7 @@ export class BeneficiaryClient {
    * Deletes a beneficiary for good (D13).
    * @throws ApiError `not_found`, `precondition_failed`
    */
-  remove(id: number, options: ConditionalOptions = NO_OPTIONS) {
+  remove(id: number, options: ConditionalOptions = NO_OPTIONS): Answer<'remove'> {
     return this.#exchange.send('remove', { id, headers: ifMatch(options) }, options)
   }
 
@@ -137,7 +145,11 @@ export class BeneficiaryClient {
    * Moves a beneficiary between statuses (D14). Not retried on 429 or 503 (a POST).
    * @throws ApiError `not_found`, `invalid_transition` (422), `precondition_failed`
    */
-  setStatus(id: number, body: BodyOf<'setStatus'>, options: ConditionalOptions = NO_OPTIONS) {
+  setStatus(
+    id: number,
+    body: BodyOf<'setStatus'>,
+    options: ConditionalOptions = NO_OPTIONS,
+  ): Answer<'setStatus'> {
     return this.#exchange.send('setStatus', { id, body, headers: ifMatch(options) }, options)
   }
 
@@ -145,22 +157,26 @@ export class BeneficiaryClient {
    * A beneficiary's history, oldest first, paged like the list (D27).
    * @throws ApiError `not_found`, `validation_failed`
    */
-  history(id: number, query: QueryOf<'history'> = {}, options: CallOptions = NO_OPTIONS) {
+  history(
+    id: number,
+    query: QueryOf<'history'> = {},
+    options: CallOptions = NO_OPTIONS,
+  ): Answer<'history'> {
     return this.#exchange.send('history', { id, query }, options)
   }
 
   /** The server's OpenAPI document. */
-  openapi(options: CallOptions = NO_OPTIONS) {
+  openapi(options: CallOptions = NO_OPTIONS): Answer<'openapi'> {
     return this.#exchange.send('openapi', {}, options)
   }
 
   /** Liveness (`GET /healthz`). */
-  health(options: CallOptions = NO_OPTIONS) {
+  health(options: CallOptions = NO_OPTIONS): Answer<'health'> {
     return this.#exchange.send('health', {}, options)
   }
 
   /** Readiness (`GET /readyz`): an `ApiError` `service_unavailable` when the database does not answer. */
-  ready(options: CallOptions = NO_OPTIONS) {
+  ready(options: CallOptions = NO_OPTIONS): Answer<'ready'> {
     return this.#exchange.send('ready', {}, options)
   }
 }

@@ -113,6 +113,18 @@ for (const transport of TRANSPORTS) {
         422,
       )
       assert.deepEqual(invalid.details.map((problem) => problem.field).sort(), ['email', 'phone'])
+      const misspelt = await refused(
+        // @ts-expect-error `first_nme` is not a field: the client's bodies are the core's types.
+        client.create({ first_nme: 'Ada', last_name: 'L', email: 'ada@example.org' }),
+        'validation_failed',
+        422,
+      )
+      assert.deepEqual(misspelt.details.map((problem) => problem.field).sort(), [
+        'first_name',
+        'first_nme',
+      ])
+      // @ts-expect-error `per_pag` is not a list parameter (the server ignores unknown ones).
+      assert.equal((await client.list({ per_pag: 5 })).value.meta.per_page, 20)
       assert.equal(invalid.operation, 'create')
       assert.match(invalid.requestId ?? '', /.+/)
       assert.equal(invalid.requestId, invalid.body.request_id)
