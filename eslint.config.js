@@ -28,4 +28,41 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The client runs wherever fetch does and loads nothing of the service: its types only.
+    files: ['client/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'client/ runs in browsers too: no Node built-ins' },
+            {
+              group: ['**/core/**'],
+              allowTypeImports: true,
+              message: 'client/ takes types from the core, never its code (import type)',
+            },
+            {
+              group: ['**/adapters/**', '**/server/**'],
+              message: 'client/ imports no server code',
+            },
+            {
+              group: [
+                'typebox',
+                'typebox/*',
+                'jose',
+                'better-sqlite3',
+                'kysely',
+                'hyper-express',
+                'pino',
+                'pg',
+                'uWebSockets.js',
+              ],
+              message: 'client/ has no dependency',
+            },
+          ],
+        },
+      ],
+    },
+  },
 )

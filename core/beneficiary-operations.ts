@@ -15,7 +15,7 @@ import {
   decideUpdate,
   type Decision,
 } from './beneficiary-changes.js'
-import type { QueryInput, RequestBody, RequestContext, Result } from './beneficiary-service.js'
+import type { RequestBody, RequestContext, Result } from './beneficiary-service.js'
 import { canonicalJson } from './canonical-json.js'
 import { randomToken, type Sha256 } from './crypto.js'
 import {
@@ -34,6 +34,7 @@ import { bodyOf } from './request-body.js'
 import { searchTerms } from './search-terms.js'
 import type { HistoryItem, Paged } from './shapes.js'
 import { DAY_MS, isoTime } from './time.js'
+import type { HistoryQueryInput, ListQueryInput } from './validation/index.js'
 import {
   parseCreateInput,
   parseHistoryQuery,
@@ -78,7 +79,7 @@ export class BeneficiaryOperations {
     this.#settings = settings
   }
 
-  list(ctx: RequestContext, query: QueryInput): Promise<Result<Paged<BeneficiaryListItem>>> {
+  list(ctx: RequestContext, query: ListQueryInput): Promise<Result<Paged<BeneficiaryListItem>>> {
     return this.#admission.admit('list', ctx, async ({ claims, rateLimit }) => {
       const params = parseListQuery(query)
       const page = await this.#store.list({
@@ -216,7 +217,7 @@ export class BeneficiaryOperations {
   history(
     ctx: RequestContext,
     id: string | number,
-    query: QueryInput,
+    query: HistoryQueryInput,
   ): Promise<Result<Paged<HistoryItem>>> {
     return this.#admission.admit('history', ctx, async ({ claims, rateLimit }) => {
       const beneficiaryId = parseId(id)

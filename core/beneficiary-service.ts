@@ -7,7 +7,16 @@ import type {
   RefreshResponse,
   TokenResponse,
 } from './shapes.js'
-import type { BeneficiaryCreated, BeneficiaryDetail, BeneficiaryListItem } from './beneficiary.js'
+import type {
+  BeneficiaryCreated,
+  BeneficiaryDetail,
+  BeneficiaryListItem,
+  CreateBeneficiaryBody,
+  UpdateBeneficiaryBody,
+} from './beneficiary.js'
+import type { LoginBody, LogoutBody, RefreshBody } from './validation/auth-schemas.js'
+import type { StatusBody } from './validation/beneficiary-schemas.js'
+import type { HistoryQueryInput, ListQueryInput } from './validation/query-schemas.js'
 
 /**
  * What the caller knows about one request. Every field is optional: an in-process host passes
@@ -26,15 +35,25 @@ export interface RequestContext {
   readonly ifMatch?: string | undefined
 }
 
-/** Query parameters as the caller received them: first value of each name, unparsed. */
+/**
+ * Query parameters as a server received them: the first value of each name, unparsed. It fits
+ * where `ListQueryInput` or `HistoryQueryInput` is asked for; unknown names are ignored.
+ */
 export type QueryInput = Readonly<Record<string, string | undefined>>
 
 /**
- * A request body: the parsed JSON value, or a function that returns it. A function is called only
- * once the request is admitted (token verified, limit drawn), so a server does no work for a
- * request that will be refused; it may throw `BadRequestError` for a body that is not JSON.
+ * A body nobody has parsed or checked yet: a function that returns the parsed JSON value. The
+ * service calls it only once the request is admitted (token verified, limit drawn), so a server
+ * does no work for a request that will be refused; it may throw `BadRequestError` for a body
+ * that is not JSON. A host that holds an unchecked value passes `() => value`.
  */
-export type RequestBody = unknown
+export type UnparsedBody = () => unknown
+
+/**
+ * A request body: the operation's own type (`CreateBeneficiaryBody`, …), so that a misspelt
+ * field does not compile, or an `UnparsedBody`. Either way the service validates it at run time.
+ */
+export type RequestBody<T = unknown> = T | UnparsedBody
 
 /** The outcome of an operation: its value plus what the HTTP layer turns into headers. */
 export interface Result<T> {
@@ -76,22 +95,23 @@ export interface BeneficiaryService {
    * Exchanges client credentials for a token set (specification 4.2, D2, D3).
    * @throws RateLimitedError, BadRequestError, ValidationError, InvalidCredentialsError, InsufficientScopeError
    */
-  login(ctx: RequestContext, body: RequestBody): Promise<Result<TokenResponse>>
+  login(ctx: RequestContext, body: RequestBody<LoginBody>): Promise<Result<TokenResponse>>
   /**
    * Issues a new access token for a refresh token (D4).
    * @throws RateLimitedError, BadRequestError, ValidationError, InvalidTokenError, InvalidCredentialsError
    */
-  refresh(ctx: RequestContext, body: RequestBody): Promise<Result<RefreshResponse>>
+  refresh(ctx: RequestContext, body: RequestBody<RefreshBody>): Promise<Result<RefreshResponse>>
   /**
    * Ends the token's login session (D5): the access token and the session's refresh token stop working.
    * @throws InvalidTokenError, TokenExpiredError, RateLimitedError
    */
-  logout(ctx: RequestContext, body?: RequestBody): Promise<Result<null>>
+  logout(ctx: RequestContext, body?: RequestBody<LogoutBody>): Promise<Result<null>>
   /**
-   * One page of beneficiaries (specification 4.3, D15–D18).
+   * One page of beneficiaries (specification 4.3, D15–D18). `page` and `per_page` may be numbers
+   * or strings of digits; without a query, the first page of 20.
    * @throws InvalidTokenError, TokenExpiredError, RateLimitedError, InsufficientScopeError, ValidationError
    */
-  list(ctx: RequestContext, query: QueryInput): Promise<Result<Paged<BeneficiaryListItem>>>
+  list(ctx: RequestContext, query?: ListQueryInput): Promise<Result<Paged<BeneficiaryListItem>>>
   /**
    * One beneficiary in the detail shape, with its ETag.
    * @throws NotFoundError and the authentication errors of `list`
@@ -101,7 +121,10 @@ export interface BeneficiaryService {
    * Creates a beneficiary in status `pending` (specification 4.5, D7–D9, D22).
    * @throws ValidationError, ConflictError (`fiscal_code`), IdempotencyKeyReusedError, BadRequestError
    */
-  create(ctx: RequestContext, body: RequestBody): Promise<Result<BeneficiaryCreated>>
+  create(
+    ctx: RequestContext,
+    body: RequestBody<CreateBeneficiaryBody>,
+  ): Promise<Result<BeneficiaryCreated>>
   /**
    * Partial update (D11), honouring If-Match (D23).
    * @throws NotFoundError, ValidationError, ConflictError, PreconditionFailedError, BadRequestError
@@ -109,7 +132,7 @@ export interface BeneficiaryService {
   update(
     ctx: RequestContext,
     id: string | number,
-    body: RequestBody,
+    body: RequestBody<UpdateBeneficiaryBody>,
   ): Promise<Result<BeneficiaryDetail>>
   /**
    * Deletes for good (D13), honouring If-Match (D23).
@@ -123,7 +146,7 @@ export interface BeneficiaryService {
   setStatus(
     ctx: RequestContext,
     id: string | number,
-    body: RequestBody,
+    body: RequestBody<StatusBody>,
   ): Promise<Result<BeneficiaryDetail>>
   /**
    * The beneficiary's history, oldest first, paged like the list (D27), with an ETag that
@@ -133,7 +156,7 @@ export interface BeneficiaryService {
   history(
     ctx: RequestContext,
     id: string | number,
-    query: QueryInput,
+    query?: HistoryQueryInput,
   ): Promise<Result<Paged<HistoryItem>>>
   /** Operator functions for clients (D1). Not reachable over HTTP. */
   readonly clients: ClientAdmin

@@ -8,7 +8,7 @@
  * and ISO 8601 UTC strings in the shapes the API returns.
  */
 import Type from 'typebox'
-import type { Static, TSchema } from 'typebox'
+import type { Static, TNull, TObject, TOptional, TSchema, TUnion } from 'typebox'
 import {
   Address as AddressSchema,
   DateOfBirth,
@@ -119,33 +119,65 @@ export const EMPTY_VALUES: { readonly [K in OptionalField]: BeneficiaryFields[K]
 
 const REQUIRED = new Set<string>(REQUIRED_FIELDS)
 
+type WritableSchemas = (typeof WritableFields)['properties']
+type RequiredField = (typeof REQUIRED_FIELDS)[number]
+type OrNull<S extends TSchema> = S extends TUnion ? S : TUnion<[S, TNull]>
+
+/**
+ * The properties of a body, as `bodyProperties` builds them, for the static types: a required
+ * field as it is (optional too in an update); an optional field also `null`, and optional.
+ */
+type BodyProperties<Create extends boolean> = {
+  [K in keyof WritableSchemas]: K extends RequiredField
+    ? Create extends true
+      ? WritableSchemas[K]
+      : TOptional<WritableSchemas[K]>
+    : TOptional<OrNull<WritableSchemas[K]>>
+}
+
 // A body property: a required field as it is; an optional one may also be absent or null.
-function bodyProperties(required: boolean): Record<string, TSchema> {
+function bodyProperties<Create extends boolean>(create: Create): BodyProperties<Create> {
   const properties: Record<string, TSchema> = {}
   for (const field of WRITABLE_FIELDS) {
     const schema: TSchema = WritableFields.properties[field]
     const optional = !REQUIRED.has(field)
     const nullable = !optional || Type.IsUnion(schema) ? schema : Nullable(schema)
-    properties[field] = required && !optional ? nullable : Type.Optional(nullable)
+    properties[field] = create && !optional ? nullable : Type.Optional(nullable)
   }
-  return properties
+  // The loop builds what the mapped type states; `test/core/typed-inputs.test.ts` checks both.
+  return properties as BodyProperties<Create>
 }
 
 /**
  * Body of `POST /beneficiaries` (D7–D9): `first_name`, `last_name` and `email` are required; an
  * optional field that is absent or `null` is stored as `null` (`metadata` as `{}`).
  */
-export const CreateBeneficiaryBody = Type.Object(bodyProperties(true), {
-  additionalProperties: false,
-})
+export const CreateBeneficiaryBody: TObject<BodyProperties<true>> = Type.Object(
+  bodyProperties(true),
+  { additionalProperties: false },
+)
+
+/**
+ * What `create` takes (D7–D9), derived from the schema: a field name the service does not know
+ * does not compile. The service still validates every value at run time (formats, lengths, the
+ * fiscal code), so a body that compiles may still be refused with `validation_failed`.
+ *
+ * @example
+ * const body: CreateBeneficiaryBody = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.org' }
+ */
+export type CreateBeneficiaryBody = Static<typeof CreateBeneficiaryBody>
 
 /**
  * Body of `PUT /beneficiaries/{id}` (D11): every field optional; `null` clears an optional field
  * (`metadata` becomes `{}`); `address` and `metadata` replace the whole object.
  */
-export const UpdateBeneficiaryBody = Type.Object(bodyProperties(false), {
-  additionalProperties: false,
-})
+export const UpdateBeneficiaryBody: TObject<BodyProperties<false>> = Type.Object(
+  bodyProperties(false),
+  { additionalProperties: false },
+)
+
+/** What `update` takes (D11), derived from the schema: every field optional, `null` clears one. */
+export type UpdateBeneficiaryBody = Static<typeof UpdateBeneficiaryBody>
 
 /** A stored beneficiary: the writable fields plus what the service assigns. */
 export interface BeneficiaryRecord extends BeneficiaryFields {

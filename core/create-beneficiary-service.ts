@@ -1,11 +1,16 @@
 import { AccessTokens } from './access-tokens.js'
 import { Admission } from './admission.js'
 import { BeneficiaryOperations } from './beneficiary-operations.js'
-import type { BeneficiaryCreated, BeneficiaryDetail, BeneficiaryListItem } from './beneficiary.js'
+import type {
+  BeneficiaryCreated,
+  BeneficiaryDetail,
+  BeneficiaryListItem,
+  CreateBeneficiaryBody,
+  UpdateBeneficiaryBody,
+} from './beneficiary.js'
 import type {
   BeneficiaryService,
   ClientAdmin,
-  QueryInput,
   RequestBody,
   RequestContext,
   Result,
@@ -19,6 +24,9 @@ import { SessionOperations } from './session-operations.js'
 import type { HistoryItem, Paged, RefreshResponse, TokenResponse } from './shapes.js'
 import { checkSigningKeys, loadSigningKeys, type AccessTokenKey } from './signing-keys.js'
 import { systemClock } from './system-clock.js'
+import type { LoginBody, LogoutBody, RefreshBody } from './validation/auth-schemas.js'
+import type { StatusBody } from './validation/beneficiary-schemas.js'
+import type { HistoryQueryInput, ListQueryInput } from './validation/query-schemas.js'
 
 export type { AccessTokenKey } from './signing-keys.js'
 
@@ -165,19 +173,22 @@ class Service implements BeneficiaryService {
     return this.#storage.ping()
   }
 
-  login(ctx: RequestContext, body: RequestBody): Promise<Result<TokenResponse>> {
+  login(ctx: RequestContext, body: RequestBody<LoginBody>): Promise<Result<TokenResponse>> {
     return this.#sessions.login(ctx, body)
   }
 
-  refresh(ctx: RequestContext, body: RequestBody): Promise<Result<RefreshResponse>> {
+  refresh(ctx: RequestContext, body: RequestBody<RefreshBody>): Promise<Result<RefreshResponse>> {
     return this.#sessions.refresh(ctx, body)
   }
 
-  logout(ctx: RequestContext, body?: RequestBody): Promise<Result<null>> {
+  logout(ctx: RequestContext, body?: RequestBody<LogoutBody>): Promise<Result<null>> {
     return this.#sessions.logout(ctx, body)
   }
 
-  list(ctx: RequestContext, query: QueryInput): Promise<Result<Paged<BeneficiaryListItem>>> {
+  list(
+    ctx: RequestContext,
+    query: ListQueryInput = {},
+  ): Promise<Result<Paged<BeneficiaryListItem>>> {
     return this.#beneficiaries.list(ctx, query)
   }
 
@@ -185,14 +196,17 @@ class Service implements BeneficiaryService {
     return this.#beneficiaries.get(ctx, id)
   }
 
-  create(ctx: RequestContext, body: RequestBody): Promise<Result<BeneficiaryCreated>> {
+  create(
+    ctx: RequestContext,
+    body: RequestBody<CreateBeneficiaryBody>,
+  ): Promise<Result<BeneficiaryCreated>> {
     return this.#beneficiaries.create(ctx, body)
   }
 
   update(
     ctx: RequestContext,
     id: string | number,
-    body: RequestBody,
+    body: RequestBody<UpdateBeneficiaryBody>,
   ): Promise<Result<BeneficiaryDetail>> {
     return this.#beneficiaries.update(ctx, id, body)
   }
@@ -200,7 +214,7 @@ class Service implements BeneficiaryService {
   setStatus(
     ctx: RequestContext,
     id: string | number,
-    body: RequestBody,
+    body: RequestBody<StatusBody>,
   ): Promise<Result<BeneficiaryDetail>> {
     return this.#beneficiaries.setStatus(ctx, id, body)
   }
@@ -212,7 +226,7 @@ class Service implements BeneficiaryService {
   history(
     ctx: RequestContext,
     id: string | number,
-    query: QueryInput,
+    query: HistoryQueryInput = {},
   ): Promise<Result<Paged<HistoryItem>>> {
     return this.#beneficiaries.history(ctx, id, query)
   }

@@ -22,6 +22,7 @@ export type {
   RequestBody,
   RequestContext,
   Result,
+  UnparsedBody,
 } from './beneficiary-service.js'
 export {
   BadRequestError,
@@ -59,12 +60,17 @@ export type {
   BeneficiaryRecord,
   BeneficiaryStatus,
   BeneficiarySummary,
+  CreateBeneficiaryBody,
   FieldChange,
   HistoryAction,
   HistoryEntry,
   Metadata,
   SortField,
+  UpdateBeneficiaryBody,
 } from './beneficiary.js'
+export type { LoginBody, LogoutBody, RefreshBody } from './validation/auth-schemas.js'
+export type { StatusBody } from './validation/beneficiary-schemas.js'
+export type { HistoryQueryInput, ListQueryInput, SortValue } from './validation/query-schemas.js'
 export type {
   ClientInfo,
   HistoryItem,

@@ -1,4 +1,9 @@
-import type { BeneficiaryService, QueryInput, RequestContext } from '../core/beneficiary-service.js'
+import type {
+  BeneficiaryService,
+  QueryInput,
+  RequestContext,
+  UnparsedBody,
+} from '../core/beneficiary-service.js'
 import { BadRequestError, isDomainError } from '../core/errors.js'
 import type { ApiRequest } from './api-request.js'
 import type { ApiResponse } from './api-response.js'
@@ -57,6 +62,7 @@ export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>
 
 const HEALTH_BODY = JSON.stringify({ status: 'ok' })
 const NO_QUERY: QueryInput = Object.freeze({})
+const NO_BODY: UnparsedBody = () => undefined
 const noLogger: HandlerLogger = { info() {}, error() {} }
 
 /**
@@ -295,14 +301,14 @@ const NOT_JSON = new BodyRefusal(
   'The request body must be application/json.',
 )
 
-function readBody(request: ApiRequest, takesBody: boolean): unknown {
+function readBody(request: ApiRequest, takesBody: boolean): UnparsedBody | BodyRefusal {
   if (request.bodyError !== undefined)
     return request.bodyError === 'timeout' ? TIMED_OUT : TOO_LARGE
   const bytes = request.body
-  if (bytes === undefined || bytes.byteLength === 0) return undefined
+  if (bytes === undefined || bytes.byteLength === 0) return NO_BODY
   if (!isJsonContentType(request.headers['content-type'])) return NOT_JSON
   // A JSON body on an operation that takes none (GET, DELETE) is ignored, as HTTP allows.
-  if (!takesBody) return undefined
+  if (!takesBody) return NO_BODY
   // Parsed only once the service has admitted the request (token and limit), not before.
   return () => {
     const parsed = parseJsonBody(bytes)

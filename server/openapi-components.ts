@@ -10,6 +10,7 @@ import {
   HistoryItem,
   LoginBody,
   Metadata,
+  LogoutBody,
   PagedBeneficiaries,
   PagedHistory,
   PageLinks,
@@ -54,6 +55,7 @@ const DocumentedErrorBody = {
 export const SCHEMAS = {
   LoginBody,
   RefreshBody,
+  LogoutBody,
   TokenResponse,
   RefreshResponse,
   CreateBeneficiaryBody,

@@ -2,9 +2,9 @@ import type { TObject } from 'typebox'
 import type {
   BeneficiaryService,
   QueryInput,
-  RequestBody,
   RequestContext,
   Result,
+  UnparsedBody,
 } from '../core/beneficiary-service.js'
 import { OPERATIONS, type OperationName, type OperationPolicy } from '../core/operations.js'
 import type { Json, SchemaName } from './openapi-components.js'
@@ -73,7 +73,7 @@ interface ServiceFacts<
     service: BeneficiaryService,
     ctx: RequestContext,
     params: Params,
-    body: RequestBody,
+    body: UnparsedBody,
     query: QueryInput,
   ): Promise<Result<T>>
   /** The request body's schema, when the operation reads a body, and whether it must be sent. */

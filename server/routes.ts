@@ -47,18 +47,7 @@ export const ROUTES: readonly Route[] = Object.freeze([
     tag: 'auth',
     status: 204,
     invoke: (service, ctx, _params, body) => service.logout(ctx, body),
-    requestBody: {
-      schema: {
-        type: 'object',
-        properties: {
-          refresh_token: {
-            type: 'string',
-            description: 'Accepted if it belongs to the same session.',
-          },
-        },
-      },
-      required: false,
-    },
+    requestBody: { schema: 'LogoutBody', required: false },
     query: undefined,
     etag: false,
     ifMatch: false,

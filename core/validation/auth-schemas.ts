@@ -1,4 +1,5 @@
 import Type from 'typebox'
+import type { Static } from 'typebox'
 
 // RFC 6749 section 3.3: scope tokens of visible ASCII except `"` and `\`, separated by spaces.
 const SCOPE_TOKEN = '[\\x21\\x23-\\x5B\\x5D-\\x7E]+'
@@ -21,6 +22,9 @@ export const LoginBody = Type.Object({
   ),
 })
 
+/** What `login` takes (specification 4.2, D2), derived from the schema. */
+export type LoginBody = Static<typeof LoginBody>
+
 /**
  * Body of `POST /auth/refresh` (D4). `client_id` and `client_secret` are optional but go
  * together: when given, they must belong to the refresh token's client.
@@ -33,3 +37,19 @@ export const RefreshBody = Type.Object(
   },
   { dependentRequired: { client_id: ['client_secret'], client_secret: ['client_id'] } },
 )
+
+/** What `refresh` takes (D4), derived from the schema. */
+export type RefreshBody = Static<typeof RefreshBody>
+
+/**
+ * Body of `POST /auth/logout` (D5), optional: a `refresh_token` is accepted if it belongs to the
+ * same login session.
+ */
+export const LogoutBody = Type.Object({
+  refresh_token: Type.Optional(
+    Type.String({ description: 'Accepted if it belongs to the same session.' }),
+  ),
+})
+
+/** What `logout` takes (D5), derived from the schema. */
+export type LogoutBody = Static<typeof LogoutBody>

@@ -1,5 +1,5 @@
 import Type from 'typebox'
-import type { TSchema } from 'typebox'
+import type { Static, TSchema } from 'typebox'
 import Format from 'typebox/format'
 import { COUNTRY_CODES } from './country-codes.js'
 import { isFiscalCode } from './fiscal-code.js'
@@ -109,3 +109,6 @@ export const StatusBody = Type.Object(
   },
   { additionalProperties: false },
 )
+
+/** What `setStatus` takes (D14), derived from the schema. */
+export type StatusBody = Static<typeof StatusBody>

@@ -29,7 +29,7 @@ export {
   CreateBeneficiaryBody,
   UpdateBeneficiaryBody,
 } from '../beneficiary.js'
-export { LoginBody, RefreshBody } from './auth-schemas.js'
+export { LoginBody, LogoutBody, RefreshBody } from './auth-schemas.js'
 export {
   HistoryQueryParams,
   ListQueryParams,
@@ -37,6 +37,7 @@ export {
   SORT_FIELDS,
   SORT_VALUES,
 } from './query-schemas.js'
+export type { HistoryQueryInput, ListQueryInput, SortValue } from './query-schemas.js'
 export {
   ErrorBody,
   FieldProblemSchema,

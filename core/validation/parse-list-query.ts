@@ -1,9 +1,13 @@
-import type { QueryInput } from '../beneficiary-service.js'
 import { Compile } from 'typebox/compile'
 import type { BeneficiaryStatus, SortField } from '../beneficiary.js'
 import { hasControlCharacters } from './normalise-text.js'
 import { ProblemList } from './problem-list.js'
-import { HistoryQueryParams, ListQueryParams } from './query-schemas.js'
+import {
+  HistoryQueryParams,
+  ListQueryParams,
+  type HistoryQueryInput,
+  type ListQueryInput,
+} from './query-schemas.js'
 import { schemaProblems } from './schema-problems.js'
 
 /** Validated paging parameters (D18). */
@@ -44,20 +48,25 @@ const MESSAGES = {
 const PAGING = ['page', 'per_page'] as const
 const PASSED_AS_GIVEN = ['status', 'created_from', 'created_to', 'sort'] as const
 
-function param(query: QueryInput, name: string): string | undefined {
+/** A query as it arrives: typed for an embedder, raw strings from a server, anything from JavaScript. */
+type RawQuery = Readonly<Record<string, unknown>>
+
+function param(query: RawQuery, name: string): unknown {
   return Object.hasOwn(query, name) ? query[name] : undefined
 }
 
-// Integers must be plain digits: Number() would also take '1e3', ' 2', '0x10' or ''.
-function decodePaging(
-  query: QueryInput,
-  copy: Record<string, unknown>,
-  problems: ProblemList,
-): void {
+// A number must be a whole one; a string plain digits: Number() would also take '1e3', ' 2',
+// '0x10' or ''.
+function decodePaging(query: RawQuery, copy: Record<string, unknown>, problems: ProblemList): void {
   for (const name of PAGING) {
     const raw = param(query, name)
     if (raw === undefined) continue
-    if (DIGITS.test(raw)) copy[name] = Number(raw)
+    if (
+      typeof raw === 'number'
+        ? Number.isSafeInteger(raw)
+        : typeof raw === 'string' && DIGITS.test(raw)
+    )
+      copy[name] = Number(raw)
     else problems.add(name, 'must be a whole number')
   }
 }
@@ -70,17 +79,19 @@ function pageParams(copy: Record<string, unknown>): PageParams {
  * Validates the query of `GET /beneficiaries` (D15–D18). Unknown parameters are ignored; an empty
  * or blank `search` counts as absent.
  *
- * @param query - the first value of each parameter, as received
+ * @param query - the first value of each parameter, as received; `page` and `per_page` may be
+ *   numbers or strings of digits
  * @throws ValidationError `validation_failed` naming every bad parameter at once (D10):
- *   `page` (digits, 1–10,000,000), `per_page` (digits, 1–100), `status`, `created_from` and
+ *   `page` (a whole number, 1–10,000,000), `per_page` (a whole number, 1–100), `status`, `created_from` and
  *   `created_to` (real dates; `created_from` after `created_to` names `created_from`), `search`
  *   (at most 200 characters) and `sort`
  *
  * @example
- * parseListQuery({ per_page: '50', sort: '-created_at' })
+ * parseListQuery({ per_page: 50, sort: '-created_at' })
  * // { page: 1, perPage: 50, sort: 'created_at', descending: true, sortParam: '-created_at' }
  */
-export function parseListQuery(query: QueryInput): ListParams {
+export function parseListQuery(input: ListQueryInput): ListParams {
+  const query: RawQuery = input
   const problems = new ProblemList()
   const copy: Record<string, unknown> = {}
   decodePaging(query, copy, problems)
@@ -88,9 +99,12 @@ export function parseListQuery(query: QueryInput): ListParams {
     const raw = param(query, name)
     if (raw !== undefined) copy[name] = raw
   }
-  const search = param(query, 'search')?.normalize('NFC').trim()
+  const raw = param(query, 'search')
+  // Anything but a string goes to the schema as it is, which names it.
+  const search = typeof raw === 'string' ? raw.normalize('NFC').trim() : raw
   if (search !== undefined && search !== '') {
-    if (hasControlCharacters(search)) problems.add('search', 'must not contain control characters')
+    if (typeof search === 'string' && hasControlCharacters(search))
+      problems.add('search', 'must not contain control characters')
     copy.search = search
   }
   problems.addAll(schemaProblems(listValidator, copy, MESSAGES))
@@ -126,10 +140,10 @@ export function parseListQuery(query: QueryInput): ListParams {
  *
  * @throws ValidationError `validation_failed` naming `page` and/or `per_page`
  */
-export function parseHistoryQuery(query: QueryInput): PageParams {
+export function parseHistoryQuery(input: HistoryQueryInput): PageParams {
   const problems = new ProblemList()
   const copy: Record<string, unknown> = {}
-  decodePaging(query, copy, problems)
+  decodePaging(input, copy, problems)
   problems.addAll(schemaProblems(historyValidator, copy))
   problems.throwIfAny()
   return pageParams(copy)

@@ -1,4 +1,5 @@
 import Type from 'typebox'
+import type { Static } from 'typebox'
 import { BENEFICIARY_STATUSES } from '../beneficiary.js'
 import type { SortField } from '../beneficiary.js'
 
@@ -11,8 +12,14 @@ export const SORT_FIELDS = [
   'first_name',
 ] as const satisfies readonly SortField[]
 
+/** A value of `sort`: a sort field, optionally after `-` for descending order (D15). */
+export type SortValue = SortField | `-${SortField}`
+
 /** Every value `sort` accepts: a sort field, optionally after `-` for descending order (D15). */
-export const SORT_VALUES: readonly string[] = SORT_FIELDS.flatMap((field) => [field, `-${field}`])
+export const SORT_VALUES: readonly SortValue[] = SORT_FIELDS.flatMap((field) => [
+  field,
+  `-${field}` as const,
+])
 
 /** Highest `page` accepted (D18): far past any real list, low enough to keep offsets exact. */
 export const MAX_PAGE = 10_000_000
@@ -57,3 +64,22 @@ export const HistoryQueryParams = Type.Object({
   page: Type.Optional(Page),
   per_page: Type.Optional(PerPage),
 })
+
+/** A query as a caller writes it: `page` and `per_page` as numbers or as the digits of one. */
+type AsGiven<Params> = {
+  readonly [K in keyof Params]?:
+    (NonNullable<Params[K]> extends number ? number | string : Params[K]) | undefined
+}
+
+/**
+ * What `list` takes (specification 4.3, D15–D18), derived from `ListQueryParams`: a parameter
+ * the service does not know does not compile. `page` and `per_page` are numbers, or strings of
+ * digits as a query string carries them; the service checks every value at run time.
+ *
+ * @example
+ * const query: ListQueryInput = { page: 2, per_page: 50, status: 'active', sort: '-created_at' }
+ */
+export type ListQueryInput = AsGiven<Static<typeof ListQueryParams>>
+
+/** What `history` takes (D27): `page` and `per_page`, as numbers or strings of digits. */
+export type HistoryQueryInput = AsGiven<Static<typeof HistoryQueryParams>>

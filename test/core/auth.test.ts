@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import { decodeJwt, decodeProtectedHeader, SignJWT, base64url } from 'jose'
 import { MemoryStorage } from '../../adapters/memory/index.js'
 import { createBeneficiaryService, FakeClock, InvalidTokenError } from '../../core/index.js'
-import { credentials, maria, rejectsWith, setup } from './support.js'
+import { credentials, maria, rejectsWith, setup, unchecked } from './support.js'
 
 describe('clients (D1)', () => {
   it('D1: provisioning returns the secret once and keeps only its hash', async () => {
@@ -333,7 +333,7 @@ describe('refresh and logout (D4, D5)', () => {
       'validation_failed',
     )
     await service.list(ctx, {})
-    await rejectsWith(service.logout(ctx, 'nope'), 'bad_request')
+    await rejectsWith(service.logout(ctx, unchecked('nope')), 'bad_request')
   })
 
   it('D5: another login session of the same client survives a logout', async () => {

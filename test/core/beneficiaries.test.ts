@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { maria, rejectsWith, setup } from './support.js'
+import { maria, rejectsWith, setup, unchecked } from './support.js'
 
 const full = {
   first_name: '  Giulia ',
@@ -53,18 +53,21 @@ describe('create and get', () => {
   it('D10: bad input lists every offending field and changes nothing', async () => {
     const { service, ctx } = await setup()
     const error = await rejectsWith<{ details: { field: string }[] }>(
-      service.create(ctx, {
-        first_name: '',
-        email: 'not-an-email',
-        phone: '12',
-        date_of_birth: '2023-02-30',
-        fiscal_code: 'RSSMRA85T10A562X',
-        address: { street: 'Via Roma', city: 'Roma', postal_code: '00100', country: 'XX' },
-        metadata: { nested: { no: true } },
-        id: 5,
-        status: 'active',
-        nickname: 'x',
-      }),
+      service.create(
+        ctx,
+        unchecked({
+          first_name: '',
+          email: 'not-an-email',
+          phone: '12',
+          date_of_birth: '2023-02-30',
+          fiscal_code: 'RSSMRA85T10A562X',
+          address: { street: 'Via Roma', city: 'Roma', postal_code: '00100', country: 'XX' },
+          metadata: { nested: { no: true } },
+          id: 5,
+          status: 'active',
+          nickname: 'x',
+        }),
+      ),
       'validation_failed',
     )
     const fields = error.details.map((d) => d.field)
@@ -88,8 +91,8 @@ describe('create and get', () => {
 
   it('D12: a body that is not an object is bad_request', async () => {
     const { service, ctx } = await setup()
-    await rejectsWith(service.create(ctx, [maria]), 'bad_request')
-    await rejectsWith(service.create(ctx, 'text'), 'bad_request')
+    await rejectsWith(service.create(ctx, unchecked([maria])), 'bad_request')
+    await rejectsWith(service.create(ctx, unchecked('text')), 'bad_request')
   })
 
   it('D12: ids that are not positive integers in range are not_found', async () => {
@@ -182,7 +185,10 @@ describe('update (D11, D23)', () => {
   it('D11: null for a required field is refused', async () => {
     const { service, ctx } = await setup()
     const { value: created } = await service.create(ctx, maria)
-    await rejectsWith(service.update(ctx, created.id, { email: null }), 'validation_failed')
+    await rejectsWith(
+      service.update(ctx, created.id, unchecked({ email: null })),
+      'validation_failed',
+    )
   })
 
   it('D8: a PUT must keep fiscal code and birth date in agreement', async () => {
@@ -278,8 +284,11 @@ describe('status transitions (D14)', () => {
       'invalid_transition',
     )
     assert.deepEqual([error.from, error.to], ['active', 'pending'])
-    await rejectsWith(service.setStatus(ctx, a.id, { status: 'archived' }), 'validation_failed')
-    await rejectsWith(service.setStatus(ctx, a.id, {}), 'validation_failed')
+    await rejectsWith(
+      service.setStatus(ctx, a.id, unchecked({ status: 'archived' })),
+      'validation_failed',
+    )
+    await rejectsWith(service.setStatus(ctx, a.id, unchecked({})), 'validation_failed')
     await rejectsWith(service.setStatus(ctx, 999, { status: 'active' }), 'not_found')
     const { value: fresh } = await service.create(ctx, { ...maria, email: 'c@example.org' })
     await rejectsWith(service.setStatus(ctx, fresh.id, { status: 'pending' }), 'invalid_transition')

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import type { QueryInput } from '../../core/index.js'
 import { rejectsWith, setup, type Setup } from './support.js'
 
 const people = [
@@ -119,14 +120,15 @@ describe('listing (D15–D18)', () => {
 
   it('D18: links carry every filter and per_page in a fixed order, URL-encoded', async () => {
     const { service, ctx } = await seeded()
-    const { value } = await service.list(ctx, {
+    const query: QueryInput = {
       status: 'pending',
       search: 'ma ro',
       per_page: '1',
       page: '2',
       created_to: '2026-12-31',
       unknown: 'ignored',
-    })
+    }
+    const { value } = await service.list(ctx, query)
     assert.equal(value.meta.total_count, 2)
     assert.deepEqual(value.links, {
       first:
@@ -151,7 +153,12 @@ describe('listing (D15–D18)', () => {
   it('D18: page and per_page out of range are 422 with every parameter named, never clamped', async () => {
     const { service, ctx } = await seeded()
     const error = await rejectsWith<{ details: { field: string }[] }>(
-      service.list(ctx, { page: '0', per_page: '101', status: 'gone', sort: 'email' }),
+      service.list(ctx, {
+        page: '0',
+        per_page: '101',
+        status: 'gone',
+        sort: 'email',
+      } as QueryInput),
       'validation_failed',
     )
     assert.deepEqual(error.details.map((d) => d.field).sort(), [

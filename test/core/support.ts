@@ -7,6 +7,7 @@ import {
   type BeneficiaryServiceOptions,
   type ErrorCode,
   type RequestContext,
+  type UnparsedBody,
 } from '../../core/index.js'
 
 /** A service on memory storage and a fake clock, with one client holding read and write. */
@@ -36,6 +37,14 @@ export const maria = {
   first_name: 'Maria',
   last_name: 'Rossi',
   email: 'maria.rossi@example.org',
+}
+
+/**
+ * A body sent as an unchecked value, as a server passes one: for tests of what the types would
+ * refuse (a misspelt field, a wrong type), which the service must refuse at run time too.
+ */
+export function unchecked(value: unknown): UnparsedBody {
+  return () => value
 }
 
 /** Awaits `promise` and asserts it rejects with a domain error of `code`; returns the error. */

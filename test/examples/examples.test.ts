@@ -5,6 +5,8 @@ import { createServer, type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { after, describe, it } from 'node:test'
+import { startServer } from '../../server/start-server.js'
+import { createWorld, MARIO } from '../server/server-fixtures.js'
 import {
   createTestDatabase,
   postgresSkip,
@@ -108,10 +110,39 @@ describe('examples run as the README shows them', () => {
     assert.match(out, /# fail 0/)
   })
 
-  it('http-client pages through the standalone server and waits out a real 429', async () => {
-    const out = await runExample([example('http-client/main.js')])
+  it('http-client pages through the standalone server on the port asked for and waits out a real 429', async () => {
+    const port = await freePort()
+    const out = await runExample([example('http-client/main.js'), '--port', String(port)])
+    assert.match(out, new RegExp(`serving on http://127\\.0\\.0\\.1:${port}$`, 'm'))
     assert.match(out, /paged through 155 beneficiaries; waited out [1-9]\d* 429\(s\)/)
     assert.match(out, /http-client: ok$/m)
+  })
+
+  it('http-client pages through a server already running when given ORIGIN', async () => {
+    const world = await createWorld()
+    const server = await startServer({ service: world.service, transport: 'node', port: 0 })
+    try {
+      const { value: tokens } = await world.service.login(
+        {},
+        { client_id: world.writer.client_id, client_secret: world.writer.client_secret },
+      )
+      for (let i = 0; i < 12; i++) {
+        const email = `origin${i}@example.org`
+        await world.service.create(
+          { token: tokens.access_token },
+          { ...MARIO, fiscal_code: null, email },
+        )
+      }
+      const out = await runExample([example('http-client/main.js')], {
+        ORIGIN: server.url,
+        CLIENT_ID: world.reader.client_id,
+        CLIENT_SECRET: world.reader.client_secret,
+      })
+      assert.match(out, /paged through 12 beneficiaries; waited out 0 429\(s\)/)
+      assert.match(out, /http-client: ok$/m)
+    } finally {
+      await server.close(1_000)
+    }
   })
 })
 

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { MemoryStorage } from '../../adapters/memory/index.js'
+import { BeneficiaryClient } from '../../client/index.js'
 import { createBeneficiaryService, FakeClock, type BeneficiaryService } from '../../core/index.js'
-import { BeneficiaryClient } from '../../examples/http-client/beneficiary-client.js'
+import { pageThrough } from '../../examples/http-client/page-through.js'
 import { startServer, type RunningServer } from '../../server/index.js'
 
-describe('the example HTTP client against a real server on a fake clock', () => {
+describe('the http-client example against a real server on a fake clock', () => {
   const clock = new FakeClock()
   let service: BeneficiaryService
   let server: RunningServer
@@ -24,20 +25,31 @@ describe('the example HTTP client against a real server on a fake clock', () => 
   })
   after(() => server.close())
 
-  it('refreshes on token_expired, waits out 429 by Retry-After, and follows links.next to the end', async () => {
-    const client = new BeneficiaryClient({
-      origin: server.url,
-      ...credentials,
-      sleep: async (ms) => clock.advance(ms),
-    })
+  it('refreshes a token the server refuses, waits out 429 by Retry-After, and follows links.next to the end', async () => {
+    const writer = new BeneficiaryClient({ baseUrl: `${server.url}/v3`, credentials })
     for (let i = 0; i < 9; i++) {
-      await client.create({ first_name: 'Ada', last_name: `L${i}`, email: `ada${i}@example.org` })
+      await writer.create({ first_name: 'Ada', last_name: `L${i}`, email: `ada${i}@example.org` })
     }
-    clock.advance(3600_000)
-    const ids: number[] = []
-    for await (const item of client.list({ per_page: '2' })) ids.push(item.id)
-    assert.deepEqual(ids, [1, 2, 3, 4, 5, 6, 7, 8, 9])
-    assert.equal(client.stats.refreshes, 1)
-    assert.ok(client.stats.waits >= 2, `waits: ${client.stats.waits}`)
+    // The client's own clock stays behind: only the server sees an hour pass, while the first
+    // page is printed, so the next page's token is refused as expired and renewed.
+    const clientClock = new FakeClock(clock.now())
+    const lines: string[] = []
+    const report = await pageThrough(
+      {
+        baseUrl: `${server.url}/v3`,
+        credentials,
+        now: () => clientClock.now(),
+        sleep: async (ms) => clock.advance(ms),
+      },
+      { per_page: 2 },
+      (line) => {
+        lines.push(line)
+        clock.advance(3600_000)
+      },
+    )
+    assert.deepEqual(lines, ['  #1 L0, Ada'])
+    assert.equal(report.count, 9)
+    assert.equal(report.refreshes, 1)
+    assert.ok(report.waits >= 1, `waits: ${report.waits}`)
   })
 })

@@ -7,6 +7,7 @@ import {
   createBeneficiaryService,
   FakeClock,
   type BeneficiaryService,
+  type BeneficiaryStatus,
   type ProvisionedClient,
 } from '../../core/index.js'
 import { createHandler, type ApiHandler } from '../../server/handler.js'
@@ -399,7 +400,7 @@ describe('search with SQL, FTS5 and LIKE metacharacters (D16–D18)', () => {
         const c = await postgres.service.create({ token: postgres.token }, body)
         assert.deepEqual(c.value, b.value)
       }
-      let status = 'pending'
+      let status: BeneficiaryStatus = 'pending'
       if (index % 3 !== 0) {
         status = index % 3 === 1 ? 'active' : 'inactive'
         sqlite.clock.advance(60_000)

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { parseHistoryQuery, parseListQuery } from '../../../core/validation/index.js'
+import type { QueryInput } from '../../../core/index.js'
+import {
+  parseHistoryQuery as parseHistory,
+  parseListQuery as parseList,
+} from '../../../core/validation/index.js'
 import { fieldsOf } from './validation-helpers.js'
+
+// The parsers as a server calls them: raw strings under any name.
+const parseListQuery = (query: QueryInput) => parseList(query)
+const parseHistoryQuery = (query: QueryInput) => parseHistory(query)
 
 describe('parseListQuery: defaults (D15, D18)', () => {
   it('defaults to page 1, 20 per page, ascending id, no filters', () => {
@@ -93,6 +101,32 @@ describe('parseListQuery: paging (D18)', () => {
         value,
       )
     }
+  })
+  it('takes numbers from an embedder: whole ones within the bounds', () => {
+    assert.deepEqual(parseList({ page: 3, per_page: 50 }), {
+      page: 3,
+      perPage: 50,
+      sort: 'id',
+      descending: false,
+    })
+    assert.equal(parseList({ page: 1e3 }).page, 1000)
+    assert.deepEqual(parseHistory({ page: 2, per_page: 100 }), { page: 2, perPage: 100 })
+    for (const value of [0, -1, 1.5, Number.NaN, Infinity, 10_000_001, 2 ** 53]) {
+      assert.deepEqual(
+        fieldsOf(() => parseList({ page: value })),
+        ['page'],
+        String(value),
+      )
+    }
+    assert.deepEqual(
+      fieldsOf(() => parseList({ per_page: 101 })),
+      ['per_page'],
+    )
+    // From JavaScript, anything else is named too rather than thrown as a TypeError.
+    assert.deepEqual(
+      fieldsOf(() => parseList({ page: ['2'], search: 5 } as never)),
+      ['page', 'search'],
+    )
   })
 })
 

@@ -1,0 +1,104 @@
+import type {
+  BeneficiaryCreated,
+  BeneficiaryDetail,
+  BeneficiaryListItem,
+  CreateBeneficiaryBody,
+  ErrorCode,
+  FieldProblem,
+  HistoryItem,
+  HistoryQueryInput,
+  ListQueryInput,
+  LoginBody,
+  LogoutBody,
+  Paged,
+  RefreshBody,
+  RefreshResponse,
+  StatusBody,
+  TokenResponse,
+  UpdateBeneficiaryBody,
+} from '../core/index.js'
+
+// Types only: this file compiles to nothing, so a host that imports the client loads no core,
+// server or adapter code. Each name is the schema's name under `#/components/schemas` of the
+// OpenAPI document, and each type the core's own, derived from that TypeBox schema;
+// `test/client/client-routes.test.ts` checks both, so neither can drift.
+
+/** The request body of each operation that takes one, by its schema's name. */
+export interface RequestBodies {
+  readonly LoginBody: LoginBody
+  readonly RefreshBody: RefreshBody
+  readonly LogoutBody: LogoutBody
+  readonly CreateBeneficiaryBody: CreateBeneficiaryBody
+  readonly UpdateBeneficiaryBody: UpdateBeneficiaryBody
+  readonly StatusBody: StatusBody
+}
+
+/** `GET /healthz`: `ok`. */
+export interface ProbeStatus {
+  readonly status: string
+}
+
+/**
+ * `GET /readyz`: `ready`, or `degraded` while a part named in `degraded` does not answer (the
+ * shared rate-limit store: `rate_limits`) and the instance still serves.
+ */
+export interface ReadyStatus {
+  readonly status: 'ready' | 'degraded'
+  readonly degraded?: readonly string[]
+}
+
+/** The OpenAPI 3.1 document the server describes itself with. */
+export interface OpenApiDocument {
+  readonly openapi: string
+  readonly paths: Readonly<Record<string, unknown>>
+  readonly [key: string]: unknown
+}
+
+/** The success body of each operation that answers one, by its schema's name. */
+export interface ResponseBodies {
+  readonly TokenResponse: TokenResponse
+  readonly RefreshResponse: RefreshResponse
+  readonly BeneficiaryCreated: BeneficiaryCreated
+  readonly BeneficiaryDetail: BeneficiaryDetail
+  readonly PagedBeneficiaries: Paged<BeneficiaryListItem>
+  readonly PagedHistory: Paged<HistoryItem>
+  readonly ProbeStatus: ProbeStatus
+  readonly ReadyStatus: ReadyStatus
+  readonly OpenApiDocument: OpenApiDocument
+}
+
+/** The query of each operation that reads one, by its schema's name in the core. */
+export interface Queries {
+  readonly ListQueryParams: ListQueryInput
+  readonly HistoryQueryParams: HistoryQueryInput
+}
+
+/**
+ * Error identifiers that only the HTTP layer produces, beside the core's (D12, D24). A new one
+ * in the server fails `test/client/client-routes.test.ts` until it is listed here.
+ */
+export type HttpErrorCode =
+  | 'method_not_allowed'
+  | 'request_timeout'
+  | 'payload_too_large'
+  | 'request_header_fields_too_large'
+  | 'unsupported_media_type'
+  | 'internal_error'
+
+/** Every `error` identifier the server's standard error body can carry. */
+export type ApiErrorCode = ErrorCode | HttpErrorCode
+
+/**
+ * The standard error body (specification 7.1), with the added `request_id` (D24); `details`
+ * comes with `validation_failed`, `retry_after` with `rate_limit_exceeded`.
+ */
+export interface ApiErrorBody {
+  readonly error: ApiErrorCode
+  readonly message: string
+  /** The HTTP status. */
+  readonly code: number
+  readonly details?: readonly FieldProblem[]
+  readonly request_id?: string
+  /** Whole seconds until a request is allowed again (429 only). */
+  readonly retry_after?: number
+}
