@@ -1,5 +1,8 @@
 import { SEED_MEMORY_MIB } from './seed-progress.js'
 
+const SQLITE = SEED_MEMORY_MIB.sqlite
+const POSTGRES = SEED_MEMORY_MIB.postgres
+
 /** The help texts of the command-line tool, one per command. */
 
 const DB = `  --db PATH           SQLite database file, created with its folder when missing
@@ -118,12 +121,14 @@ export const SEED_HELP = `Usage: beneficiaries seed --count N [options]
 
 Adds N realistic, made-up beneficiaries (names from many countries, valid e-mails, phones,
 addresses and codici fiscali, mixed statuses, three years of creation dates), for trying the
-API and for benchmarks, in one transaction: all of them or none. A million take well under a
-minute on SQLite, about one on PostgreSQL. Standard error shows how far it is: a bar on a
+API and for benchmarks, in one transaction: all of them or none. A million take about half a
+minute on SQLite and a minute on PostgreSQL. Standard error shows how far it is: a bar on a
 terminal, otherwise a line every five seconds.
 
-Memory: the records are made and written one at a time, so it does not grow with N: up to
-about ${SEED_MEMORY_MIB.sqlite} MiB on SQLite (its 64 MiB page cache included) and ${SEED_MEMORY_MIB.postgres} MiB on PostgreSQL.
+Memory: the records are made and written one at a time, so it barely grows with N. On SQLite,
+up to about ${SQLITE.upToAMillion} MiB for a million (its 64 MiB page cache included), ${SQLITE.perFurtherMillion} MiB more for each
+further million; on PostgreSQL, ${POSTGRES.upToAMillion} MiB and ${POSTGRES.perFurtherMillion} MiB more per million. It says at the
+start what it expects for N.
 
 Options:
   --count N           How many to add (1 to 10,000,000)

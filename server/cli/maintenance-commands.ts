@@ -6,7 +6,7 @@ import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
 import { openDatabase } from './database.js'
 import { fakeBeneficiaries } from './fake-beneficiaries.js'
 import { BACKUP_HELP, MIGRATE_HELP, SEED_HELP } from './help.js'
-import { SEED_MEMORY_MIB, SeedProgress } from './seed-progress.js'
+import { SeedProgress, seedMemoryMib } from './seed-progress.js'
 import { Settings } from './settings.js'
 import { describeTarget, openCliDatabase, storageTarget } from './storage-target.js'
 
@@ -125,7 +125,7 @@ export async function seedCommand(args: readonly string[], io: CliIo): Promise<n
   const progress = new SeedProgress(count, io)
   try {
     io.err(
-      `seed: adding ${count.toLocaleString('en-US')} made-up beneficiaries to ${describeTarget(target)} in one transaction; it takes up to about ${SEED_MEMORY_MIB[target.kind]} MiB of memory, whatever the count`,
+      `seed: adding ${count.toLocaleString('en-US')} made-up beneficiaries to ${describeTarget(target)} in one transaction; it takes up to about ${seedMemoryMib(target.kind, count)} MiB of memory`,
     )
     const started = performance.now()
     const result = await database.seed(progress.follow(fakeBeneficiaries({ count, seed })))

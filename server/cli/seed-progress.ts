@@ -1,11 +1,22 @@
 import type { CliIo } from './cli-io.js'
 
 /**
- * The most memory (peak RSS) `seed` takes, in MiB, as measured from a hundred thousand to a
- * million records (the README has the figures): it does not grow with the count, since the
- * records are made and written one at a time and the database keeps only its own cache.
+ * The memory (peak RSS, MiB) `seed` takes for up to a million records, and how much more each
+ * further million adds, as measured (the README has the figures): the records are made and
+ * written one at a time and the database keeps only its own cache, so what grows is only the
+ * generator's set of fiscal codes, the tallies of the counters and V8's heap.
  */
-export const SEED_MEMORY_MIB = { sqlite: 360, postgres: 240 } as const
+export const SEED_MEMORY_MIB = {
+  sqlite: { upToAMillion: 360, perFurtherMillion: 25 },
+  postgres: { upToAMillion: 240, perFurtherMillion: 30 },
+} as const
+
+/** What `seed` of `count` records should take at most on `kind`, in MiB, rounded up to tens. */
+export function seedMemoryMib(kind: keyof typeof SEED_MEMORY_MIB, count: number): number {
+  const { upToAMillion, perFurtherMillion } = SEED_MEMORY_MIB[kind]
+  const estimate = upToAMillion + (Math.max(0, count - 1_000_000) / 1_000_000) * perFurtherMillion
+  return Math.ceil(estimate / 10) * 10
+}
 
 /** How often a line is written when standard error is not a terminal. */
 const LINE_EVERY_MS = 5000

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { CliIo } from '../../../server/cli/cli-io.js'
-import { SeedProgress } from '../../../server/cli/seed-progress.js'
+import { SeedProgress, seedMemoryMib } from '../../../server/cli/seed-progress.js'
 
 /** A fake standard error, a terminal or not, and a clock that moves only when told. */
 function fakeIo(terminal: boolean): { io: CliIo; lines: string[]; drawn: string[] } {
@@ -108,5 +108,15 @@ describe('SeedProgress', () => {
     const clock = { now: 0 }
     take(new SeedProgress(5, io, () => clock.now), 5, clock, 1)
     assert.equal(drawn[0], '\rseed    0%  0 of 5\u001b[K')
+  })
+
+  it('expects the measured memory of a seed: flat up to a million, then a little more per million', () => {
+    assert.equal(seedMemoryMib('sqlite', 1), 360)
+    assert.equal(seedMemoryMib('sqlite', 1_000_000), 360)
+    // Measured: 406 MiB at three million.
+    assert.equal(seedMemoryMib('sqlite', 3_000_000), 410)
+    assert.equal(seedMemoryMib('sqlite', 10_000_000), 590)
+    assert.equal(seedMemoryMib('postgres', 200_000), 240)
+    assert.equal(seedMemoryMib('postgres', 3_000_000), 300)
   })
 })
