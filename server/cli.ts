@@ -7,6 +7,14 @@ const status = await runCli(process.argv.slice(2), {
   env: process.env,
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
+  ...(process.stderr.isTTY && {
+    terminal: {
+      write: (text: string) => void process.stderr.write(text),
+      get columns() {
+        return process.stderr.columns
+      },
+    },
+  }),
   signals: process,
 })
 process.exitCode = status

@@ -9,6 +9,17 @@ export interface SqliteConfig {
   /** The database file, created when missing; `':memory:'` for a private in-memory database. */
   readonly path: string
   /**
+   * Whether a missing file is created (default true). When false, opening a file that does
+   * not exist fails instead: for tools that only read, so that a mistyped path is an error
+   * rather than a new, empty database.
+   */
+  readonly create?: boolean
+  /**
+   * Whether opening runs the pending migrations (default true). When false, opening fails
+   * unless the schema is up to date: migrate with `migrateSqlite` first.
+   */
+  readonly migrate?: boolean
+  /**
    * `FULL` (the default) makes every acknowledged write survive a power loss or OS crash.
    * `NORMAL` is faster and still survives a crash of the process, but in WAL mode the last
    * transactions before a power loss may roll back.

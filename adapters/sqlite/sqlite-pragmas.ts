@@ -1,8 +1,11 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { SqliteConfig } from './sqlite-config.js'
 
-/** The connection settings of {@link SqliteConfig}: everything but the path and the checkpoints. */
-export type SqlitePragmaOptions = Omit<SqliteConfig, 'path' | 'checkpoint'>
+/**
+ * The connection settings of {@link SqliteConfig}: everything but the path, whether to create
+ * and migrate it, and the checkpoints.
+ */
+export type SqlitePragmaOptions = Omit<SqliteConfig, 'path' | 'create' | 'migrate' | 'checkpoint'>
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000
 const DEFAULT_CACHE_SIZE_KIB = 65_536

@@ -29,6 +29,8 @@ export interface SqliteStorageOptions {
    * in-memory database.
    */
   readonly checkpoint?: 'inline' | 'background'
+  /** What `migrationsApplied` reports: the migrations the opener applied (default none). */
+  readonly migrationsApplied?: readonly string[]
 }
 
 /**
@@ -58,6 +60,8 @@ export class SqliteStorage implements Storage {
   readonly clients: SqliteClientStore
   readonly sessions: SqliteSessionStore
   readonly signingKeys: SqliteSigningKeyStore
+  /** The migrations `openSqliteStorage` applied when it opened the storage, in order. */
+  readonly migrationsApplied: readonly string[]
   readonly #db: Database.Database
   readonly #closeDatabase: boolean
   readonly #ping: Database.Statement<[], unknown>
@@ -85,6 +89,7 @@ export class SqliteStorage implements Storage {
     }
     this.#db = db
     this.#closeDatabase = options.closeDatabase ?? false
+    this.migrationsApplied = Object.freeze([...(options.migrationsApplied ?? [])])
     this.#ping = db.prepare('SELECT 1')
     const assertOpen = (): void => this.#assertOpen()
     this.#writes = new SqliteGroupCommit(db)
@@ -171,14 +176,17 @@ function createPrivately(path: string): void {
 }
 
 /**
- * Opens (creating if needed) the SQLite file at `config.path`, applies the pragmas
- * (`applySqlitePragmas`: WAL, `synchronous=FULL` by default, busy timeout, foreign keys) and
- * runs the pending migrations. The storage owns the connection: `close()` closes it. A file it
- * creates is readable and writable by its owner only (0600), and so are the side files SQLite
- * creates beside it (D32); an existing file keeps its mode.
+ * Opens (creating if needed, unless `create` is false) the SQLite file at `config.path`,
+ * applies the pragmas (`applySqlitePragmas`: WAL, `synchronous=FULL` by default, busy timeout,
+ * foreign keys) and runs the pending migrations (unless `migrate` is false, in which case the
+ * schema must be up to date already); `migrationsApplied` names those it ran. The storage owns
+ * the connection: `close()` closes it. A file it creates is readable and writable by its owner
+ * only (0600), and so are the side files SQLite creates beside it (D32); an existing file keeps
+ * its mode.
  *
- * @throws Error when the file cannot be opened or a migration fails (the file is left as it
- * was); TypeError for invalid options.
+ * @throws Error when the file cannot be opened (or does not exist and `create` is false) or a
+ * migration fails (the file is left as it was); TypeError for invalid options, or when
+ * `migrate` is false and the schema is not up to date.
  *
  * @example
  * const storage = await openSqliteStorage({ path: '/var/lib/beneficiaries/data.db' })
@@ -188,14 +196,16 @@ export async function openSqliteStorage(config: SqliteConfig): Promise<SqliteSto
   if (typeof config.path !== 'string' || config.path.length === 0) {
     throw new TypeError('path must be a file path or ":memory:"')
   }
-  if (config.path !== ':memory:') createPrivately(config.path)
-  const db = new Database(config.path)
+  const create = config.create ?? true
+  if (config.path !== ':memory:' && create) createPrivately(config.path)
+  const db = new Database(config.path, { fileMustExist: !create })
   try {
     applySqlitePragmas(db, config)
-    await migrateSqlite(db)
+    const applied = config.migrate === false ? [] : await migrateSqlite(db)
     refreshStatistics(db, 'optimize = 0x10002', false)
     return new SqliteStorage(db, {
       closeDatabase: true,
+      migrationsApplied: applied,
       ...(config.checkpoint !== undefined && { checkpoint: config.checkpoint }),
     })
   } catch (error) {

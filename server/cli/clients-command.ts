@@ -3,6 +3,7 @@ import { createClientAdmin, isDomainError, type ClientAdmin } from '../../core/i
 import { CommandFailedError, UsageError } from './cli-error.js'
 import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
 import { openCliDatabase, storageTarget } from './storage-target.js'
+import { didYouMean, nearest } from './did-you-mean.js'
 import { CLIENTS_HELP } from './help.js'
 import { Settings } from './settings.js'
 
@@ -11,6 +12,8 @@ const OPTIONS = {
   name: { type: 'string' },
   scopes: { type: 'string' },
 } as const
+
+const ACTIONS = ['create', 'list', 'revoke']
 
 /**
  * `beneficiaries clients create|list|revoke` (D1). `create` prints the new client's id and
@@ -28,14 +31,18 @@ export async function clientsCommand(args: readonly string[], io: CliIo): Promis
     return 0
   }
   if (action !== 'create' && action !== 'list' && action !== 'revoke') {
+    const hint = didYouMean(nearest(action, ACTIONS).map((name) => `"clients ${name}"`))
     throw new UsageError(
-      `unknown clients command ${JSON.stringify(action)}: say create, list or revoke`,
+      `unknown clients command ${JSON.stringify(action)}: say create, list or revoke${hint === '' ? '' : `. ${hint}`}`,
     )
   }
   if (action !== 'revoke' && id !== undefined)
     throw new UsageError(`unexpected argument ${JSON.stringify(id)}`)
   const settings = new Settings(values, io.env)
-  const database = await openCliDatabase(storageTarget(settings))
+  // Only create makes a database: listing or revoking in one that is not there is a mistake.
+  const database = await openCliDatabase(storageTarget(settings), {
+    use: action === 'create' ? 'create' : 'existing',
+  })
   const storage = database.storage
   try {
     // Client administration signs nothing, so it needs no signing key (and creates none).

@@ -1,4 +1,4 @@
-import { mkdirSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { SqliteConfig, SqliteStorage } from '../../adapters/sqlite/index.js'
 import { CommandFailedError } from './cli-error.js'
@@ -13,28 +13,62 @@ export function databasePath(settings: Settings): string {
 }
 
 /**
- * Opens (creating it and its folder when missing, 0600 and 0700, D32) the SQLite database at
- * `path` and brings its schema up to date. A write waits up to `busyTimeoutMs` (default 5000)
- * for another process's; `checkpoint` as in `SqliteConfig` (the server checkpoints in the
- * background, other commands inline).
- * @throws CommandFailedError naming the path when it cannot be opened;
+ * How a command takes its database: `create` it (and its folder) when missing and bring its
+ * schema up to date, as `serve`, `migrate`, `seed` and `clients create` do; or use an
+ * `existing` one, up to date, without creating it or changing its schema (`clients list`,
+ * `clients revoke`, `backup`): there, a mistyped path is an error, not a new empty database.
+ */
+export type DatabaseUse = 'create' | 'existing'
+
+/**
+ * Opens the SQLite database at `path` for `use` (default `create`: creating it and its folder
+ * when missing, 0600 and 0700, D32, and migrating it). A write waits up to `busyTimeoutMs`
+ * (default 5000) for another process's; `checkpoint` as in `SqliteConfig` (the server
+ * checkpoints in the background, other commands inline).
+ * @throws CommandFailedError naming the path when it cannot be opened, or, for an `existing`
+ *   one, when there is no such file or its schema is not up to date.
  *   MissingPeerDependencyError when better-sqlite3 or kysely is not installed.
  */
 export async function openDatabase(
   path: string,
-  options: Pick<SqliteConfig, 'busyTimeoutMs' | 'checkpoint'> = {},
+  options: Pick<SqliteConfig, 'busyTimeoutMs' | 'checkpoint'> & { use?: DatabaseUse } = {},
 ): Promise<SqliteStorage> {
+  const { use = 'create', ...config } = options
+  if (use === 'existing' && path !== ':memory:' && !existsSync(path)) {
+    throw new CommandFailedError(
+      `no database at ${path}: check --db (or DATABASE_PATH); "beneficiaries migrate" creates one`,
+    )
+  }
   // Loaded only when a command opens a SQLite database: a host of the package without the
   // adapter's drivers can still run the CLI on PostgreSQL, and is told what to install here.
   const { openSqliteStorage } = await import('../../adapters/sqlite/index.js')
   try {
     // Every folder made here is its owner's alone (D32); an existing one is left as it is.
-    if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true, mode: 0o700 })
-    return await openSqliteStorage({ ...options, path })
+    if (use === 'create' && path !== ':memory:') {
+      mkdirSync(dirname(resolve(path)), { recursive: true, mode: 0o700 })
+    }
+    return await openSqliteStorage({
+      ...config,
+      path,
+      create: use === 'create',
+      migrate: use === 'create',
+    })
   } catch (error) {
+    if (use === 'existing' && error instanceof TypeError) throw notUpToDate(path, error)
     const reason = error instanceof Error ? error.message : String(error)
     throw new CommandFailedError(`cannot open the database ${path}: ${reason}`, { cause: error })
   }
+}
+
+/**
+ * What a command on an `existing` database says when its schema is not this version's: it does
+ * not migrate it, and `migrate` either does or says why it cannot.
+ */
+export function notUpToDate(name: string, cause: unknown): CommandFailedError {
+  return new CommandFailedError(
+    `the database ${name} does not have this version's schema: run "beneficiaries migrate" (which says what it applies, or why it cannot), then try again`,
+    { cause },
+  )
 }
 
 /** The side files SQLite may keep beside a database. */

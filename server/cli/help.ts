@@ -1,7 +1,19 @@
+import { SEED_MEMORY_MIB } from './seed-progress.js'
+
+const SQLITE = SEED_MEMORY_MIB.sqlite
+const POSTGRES = SEED_MEMORY_MIB.postgres
+
 /** The help texts of the command-line tool, one per command. */
 
 const DB = `  --db PATH           SQLite database file, created with its folder when missing
                       (env DATABASE_PATH, default ./data/beneficiaries.sqlite)
+  --database-url URL  A PostgreSQL database instead, postgres://user:password@host/db
+                      (env DATABASE_URL; prefer the environment for a password)
+  -h, --help          Show this help`
+
+/** The same options, for the commands that need the database to exist already. */
+const EXISTING_DB = `  --db PATH           SQLite database file, which must exist (env DATABASE_PATH,
+                      default ./data/beneficiaries.sqlite)
   --database-url URL  A PostgreSQL database instead, postgres://user:password@host/db
                       (env DATABASE_URL; prefer the environment for a password)
   -h, --help          Show this help`
@@ -18,6 +30,10 @@ Commands:
   migrate                 Bring the database schema up to date
   backup --to FILE        Copy the database to FILE while it stays in use
   seed --count N          Add N made-up beneficiaries, for trying the API and benchmarks
+
+Options:
+  -h, --help              Show this help
+  -v, --version           Print the version of the installed package
 
 Run "beneficiaries <command> --help" for the options of a command.
 Exit status: 0 done, 1 failed, 2 usage or configuration error.`
@@ -89,6 +105,9 @@ export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [
   clients revoke ID
       Revokes the client: it cannot log in and its live tokens stop working.
 
+Only create makes a database when there is none; list and revoke need an existing one, with
+its schema up to date, and change nothing else.
+
 Options:
   --name NAME         Who the client is (create)
   --scopes LIST       Space- or comma-separated scopes among read and write (create,
@@ -97,8 +116,10 @@ ${DB}`
 
 export const MIGRATE_HELP = `Usage: beneficiaries migrate [options]
 
-Applies the pending schema migrations in one transaction and prints their names as JSON.
-(serve also does this at start.)
+Applies the pending schema migrations in one transaction (serve also does this at start),
+says on standard error what it applied or that the database is already up to date, and
+prints {"database","applied","migrations"} as JSON: the migrations applied now, and all
+those the schema has.
 
 Options:
 ${DB}`
@@ -106,19 +127,27 @@ ${DB}`
 export const BACKUP_HELP = `Usage: beneficiaries backup --to FILE [options]
 
 Copies the database to FILE with SQLite's online backup: the server may keep running, and the
-copy is one consistent snapshot. An existing FILE is replaced. A PostgreSQL database is backed
-up with PostgreSQL's own tool, pg_dump.
+copy is one consistent snapshot, readable by its owner only. The database must exist; it is
+not changed. An existing FILE is left alone unless --force is given. A PostgreSQL database is
+backed up with PostgreSQL's own tool, pg_dump.
 
 Options:
   --to FILE           Where to write the copy
-${DB}`
+  --force             Replace FILE if it exists
+${EXISTING_DB}`
 
 export const SEED_HELP = `Usage: beneficiaries seed --count N [options]
 
 Adds N realistic, made-up beneficiaries (names from many countries, valid e-mails, phones,
 addresses and codici fiscali, mixed statuses, three years of creation dates), for trying the
-API and for benchmarks. A million take well under a minute on SQLite, about one on
-PostgreSQL; a line on standard error every two seconds says how far it is.
+API and for benchmarks, in one transaction: all of them or none. A million take about half a
+minute on SQLite and a minute on PostgreSQL. Standard error shows how far it is: a bar on a
+terminal, otherwise a line every five seconds.
+
+Memory: the records are made and written one at a time, so it barely grows with N. On SQLite,
+up to about ${SQLITE.upToAMillion} MiB for a million (its 64 MiB page cache included), ${SQLITE.perFurtherMillion} MiB more for each
+further million; on PostgreSQL, ${POSTGRES.upToAMillion} MiB and ${POSTGRES.perFurtherMillion} MiB more per million. It says at the
+start what it expects for N.
 
 Options:
   --count N           How many to add (1 to 10,000,000)

@@ -1,6 +1,6 @@
 import type { Storage } from '../../core/index.js'
 import { CommandFailedError, UsageError } from './cli-error.js'
-import { databasePath, openDatabase } from './database.js'
+import { databasePath, notUpToDate, openDatabase, type DatabaseUse } from './database.js'
 import type { Settings } from './settings.js'
 import type { NewBeneficiary } from '../../core/ports/beneficiary-store.js'
 import type { ServerMetrics } from '../metrics/server-metrics.js'
@@ -13,6 +13,8 @@ export type StorageTarget =
 /** What the commands do with a database beyond the storage ports. */
 export interface CliDatabase {
   readonly storage: Storage
+  /** The migrations applied when the database was opened, in order; empty when up to date. */
+  readonly migrationsApplied: readonly string[]
   /** Names of the migrations applied to the schema, oldest first. */
   appliedMigrations(): Promise<string[]>
   /** Inserts `records` in bulk; the first id given and how many. */
@@ -24,6 +26,8 @@ export interface CliDatabase {
 
 /** How a command opens its database. */
 export interface OpenOptions {
+  /** Whether the command may create the database and migrate it (default) or needs it to exist. */
+  readonly use?: DatabaseUse
   /** SQLite: how long a write waits for another process's lock. */
   readonly busyTimeoutMs?: number
   /** SQLite: `background` for the server, inline for the other commands. */
@@ -64,9 +68,13 @@ export function describeTarget(target: StorageTarget): string {
 }
 
 /**
- * Opens the target's database and brings its schema up to date. Each adapter is loaded only
- * when asked for, so that a SQLite deployment never loads `pg`, nor a PostgreSQL one SQLite.
- * @throws CommandFailedError naming the database (never its password) when it cannot be opened.
+ * Opens the target's database and, unless `use` is `existing`, brings its schema up to date.
+ * For an `existing` one, a SQLite file must exist and a PostgreSQL schema be up to date: a
+ * mistyped `--db` or `--database-url` is an error, never a new database or schema. Each adapter
+ * is loaded only when asked for, so that a SQLite deployment never loads `pg`, nor a
+ * PostgreSQL one SQLite.
+ * @throws CommandFailedError naming the database (never its password) when it cannot be opened,
+ *   or for an `existing` one, when it does not exist or its schema is not up to date.
  */
 export async function openCliDatabase(
   target: StorageTarget,
@@ -74,12 +82,14 @@ export async function openCliDatabase(
 ): Promise<CliDatabase> {
   if (target.kind === 'sqlite') {
     const storage = await openDatabase(target.path, {
+      ...(options.use !== undefined && { use: options.use }),
       ...(options.busyTimeoutMs !== undefined && { busyTimeoutMs: options.busyTimeoutMs }),
       ...(options.checkpoint !== undefined && { checkpoint: options.checkpoint }),
     })
     const sqlite = await import('../../adapters/sqlite/index.js')
     return {
       storage,
+      migrationsApplied: storage.migrationsApplied,
       appliedMigrations: () =>
         Promise.resolve(
           storage.database
@@ -98,8 +108,12 @@ export async function openCliDatabase(
     storage = await postgres.openPostgresStorage({
       connectionString: target.url,
       ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
+      ...(options.use === 'existing' && { migrate: false }),
     })
   } catch (error) {
+    if (options.use === 'existing' && error instanceof TypeError) {
+      throw notUpToDate(describeTarget(target), error)
+    }
     const reason = error instanceof Error ? error.message : String(error)
     throw new CommandFailedError(`cannot open the database ${describeTarget(target)}: ${reason}`, {
       cause: error,
@@ -107,6 +121,7 @@ export async function openCliDatabase(
   }
   return {
     storage,
+    migrationsApplied: storage.migrationsApplied,
     appliedMigrations: async () => {
       const result = await storage.pool.query({
         text: `SELECT name FROM "${storage.schema}".kysely_migration ORDER BY name`,

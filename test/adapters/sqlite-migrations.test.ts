@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3'
 import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -56,7 +57,29 @@ describe('SQLite schema migrations', () => {
       applied.all().map((row) => (row as { name: string }).name),
       ALL,
     )
+    assert.deepEqual(storage.migrationsApplied, ALL)
     await storage.close()
+    const again = await openSqliteStorage({ path })
+    assert.deepEqual(again.migrationsApplied, [])
+    await again.close()
+  })
+
+  it('with create false, refuses a missing file and makes none; with migrate false, an old schema', async () => {
+    await assert.rejects(openSqliteStorage({ path, create: false }))
+    assert.equal(existsSync(path), false)
+    const old = new Database(path)
+    await migrateSqlite(old, { to: FIRST })
+    old.close()
+    await assert.rejects(openSqliteStorage({ path, create: false, migrate: false }), TypeError)
+    const db = new Database(path)
+    assert.deepEqual(pendingMigrations(db), ALL.slice(1), 'nothing was applied')
+    db.close()
+    const storage = await openSqliteStorage({ path, create: false })
+    assert.deepEqual(storage.migrationsApplied, ALL.slice(1))
+    await storage.close()
+    const current = await openSqliteStorage({ path, create: false, migrate: false })
+    assert.deepEqual(current.migrationsApplied, [])
+    await current.close()
   })
 
   it('opens a file made by an older schema version and upgrades it, keeping its rows', async () => {

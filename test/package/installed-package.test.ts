@@ -120,7 +120,7 @@ describe('the packed package, installed into host applications', () => {
   it('the tarball holds the compiled library, its types and documents: no tests, bench, examples or build info', () => {
     const paths = packed.files.map((file) => file.path)
     const allowed =
-      /^(package\.json|README\.md|LICENSE|core\/ports\/README\.md|adapters\/[a-z]+\/README\.md|dist\/(core|adapters|server|client)\/.+\.(js|d\.ts))$/
+      /^(package\.json|README\.md|LICENSE|core\/ports\/README\.md|adapters\/[a-z]+\/README\.md|docs\/[a-z-]+\.md|dist\/(core|adapters|server|client)\/.+\.(js|d\.ts))$/
     assert.deepEqual(
       paths.filter((path) => !allowed.test(path)),
       [],

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
+import pg from 'pg'
 import type { CliIo } from '../../../server/cli/cli-io.js'
 import { runCli } from '../../../server/cli/run-cli.js'
 import { call, login } from '../../faults/fault-support.js'
@@ -26,6 +27,20 @@ async function cli(
   }
   const status = await runCli(argv, io)
   return { status, out: out.join('\n'), err: err.join('\n') }
+}
+
+/** How many tables the database at `url` has outside PostgreSQL's own schemas. */
+async function tableCount(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const result = await client.query(
+      "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')",
+    )
+    return (result.rows[0] as { n: number }).n
+  } finally {
+    await client.end()
+  }
 }
 
 describe('the command-line tool on PostgreSQL', async () => {
@@ -57,12 +72,29 @@ describe('the command-line tool on PostgreSQL', async () => {
     async () => {
       database = await createTestDatabase('cli_pg')
       const url = database.url
+      // A command that needs an existing database creates no schema in a database without one.
+      const early = await cli(['clients', 'list', '--database-url', url])
+      assert.equal(early.status, 1)
+      assert.match(early.err, /does not have this version's schema: run "beneficiaries migrate"/)
+      assert.equal(await tableCount(url), 0, 'no table was made')
+
       const migrated = await cli(['migrate', '--database-url', url])
       assert.equal(migrated.status, 0, migrated.err)
-      const migrations = (JSON.parse(migrated.out) as { migrations: string[] }).migrations
-      assert.ok(migrations.length > 0)
+      const result = JSON.parse(migrated.out) as {
+        database: string
+        applied: string[]
+        migrations: string[]
+      }
+      assert.ok(result.migrations.length > 0)
+      assert.deepEqual(result.applied, result.migrations)
+      assert.match(migrated.err, /^migrate: applied \d+ migrations? to postgres:\/\//)
       const again = await cli(['migrate'], { DATABASE_URL: url })
-      assert.deepEqual((JSON.parse(again.out) as { migrations: string[] }).migrations, migrations)
+      assert.deepEqual(JSON.parse(again.out), {
+        database: result.database,
+        applied: [],
+        migrations: result.migrations,
+      })
+      assert.match(again.err, /is already up to date/)
 
       const seeded = await cli(['seed', '--count', '120', '--seed', '7', '--database-url', url])
       assert.equal(seeded.status, 0, seeded.err)
