@@ -25,13 +25,22 @@ export function takeToken(
     // A late `now` (a delayed request, a lagging instance) must not move the clock back, or the
     // next take would refill the same interval twice.
     state: { units, updatedAt: state === undefined ? now : Math.max(state.updatedAt, now) },
-    result: {
-      allowed,
-      tokens: units / policy.windowMs,
-      retryAfterMs:
-        units >= policy.windowMs ? 0 : Math.ceil((policy.windowMs - units) / policy.capacity),
-      resetMs: Math.ceil((full - units) / policy.capacity),
-    },
+    result: takeResult(allowed, units, policy),
+  }
+}
+
+/**
+ * What a take answers, from whether it took a token and the units (see {@link BucketState})
+ * left after it. Shared by every store that keeps levels in these units, so that each answers
+ * with the same rounding.
+ */
+export function takeResult(allowed: boolean, units: number, policy: BucketPolicy): TakeResult {
+  return {
+    allowed,
+    tokens: units / policy.windowMs,
+    retryAfterMs:
+      units >= policy.windowMs ? 0 : Math.ceil((policy.windowMs - units) / policy.capacity),
+    resetMs: Math.ceil((policy.capacity * policy.windowMs - units) / policy.capacity),
   }
 }
 

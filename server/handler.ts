@@ -18,6 +18,7 @@ import { isJsonContentType, parseJsonBody } from './json-body.js'
 import { buildOpenApiDocument } from './openapi.js'
 import { parseQueryString } from './query-string.js'
 import { setRateLimitHeaders } from './rate-limit-headers.js'
+import { readinessBody, type ReadinessCheck } from './readiness.js'
 import { requestIdFor } from './request-id.js'
 import type { Route, RouteParams, ServerOperation, ServerRoute } from './route.js'
 import { RouteTable } from './route-table.js'
@@ -42,6 +43,8 @@ export interface HandlerOptions {
   readonly trustProxy?: readonly string[]
   /** Receives one line per request and every unexpected error. Default: no logging. */
   readonly logger?: HandlerLogger
+  /** Parts `/readyz` reports as `degraded` while they fail (D31). Default: none. */
+  readonly readiness?: readonly ReadinessCheck[]
 }
 
 /** A transport-neutral request handler: plain request in, plain response out. */
@@ -49,7 +52,6 @@ export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 const HEALTH_BODY = JSON.stringify({ status: 'ok' })
-const READY_BODY = JSON.stringify({ status: 'ready' })
 const NO_QUERY: QueryInput = Object.freeze({})
 const noLogger: HandlerLogger = { info() {}, error() {} }
 
@@ -81,6 +83,7 @@ class RequestHandler {
   readonly #routes: RouteTable
   readonly #clientIp: ClientIpResolver
   readonly #logger: HandlerLogger
+  readonly #readiness: readonly ReadinessCheck[]
   #openApi: string | undefined
   /** The server's own answers, one per operation that has no policy in the core. */
   readonly #answers: Readonly<
@@ -102,6 +105,7 @@ class RequestHandler {
     this.#routes = new RouteTable(options.basePath ?? '/v3', ROUTES)
     this.#clientIp = new ClientIpResolver(options.trustProxy ?? [])
     this.#logger = options.logger ?? noLogger
+    this.#readiness = options.readiness ?? []
   }
 
   async handle(request: ApiRequest): Promise<ApiResponse> {
@@ -197,11 +201,11 @@ class RequestHandler {
   async #ready(route: ServerRoute, requestId: string): Promise<ApiResponse> {
     try {
       await this.#service.ready()
-      return plain(route.status, READY_BODY, requestId)
     } catch (error) {
       this.#logger.error({ request_id: requestId, route: route.path, err: describeError(error) })
       return httpError(503, 'service_unavailable', 'The database does not answer.', requestId)
     }
+    return plain(route.status, await readinessBody(this.#readiness), requestId)
   }
 
   #failure(error: unknown, requestId: string, pattern: string): ApiResponse {

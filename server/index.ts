@@ -15,6 +15,7 @@
  */
 export { createHandler } from './handler.js'
 export type { ApiHandler, HandlerLogger, HandlerOptions } from './handler.js'
+export type { ReadinessCheck } from './readiness.js'
 export type { ApiRequest } from './api-request.js'
 export type { ApiResponse } from './api-response.js'
 export { startServer } from './start-server.js'

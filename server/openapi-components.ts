@@ -40,6 +40,24 @@ export const SERVER_SCHEMAS = {
     required: ['status'],
     properties: { status: { type: 'string' } },
   },
+  ReadyStatus: {
+    type: 'object',
+    required: ['status'],
+    properties: {
+      status: {
+        type: 'string',
+        enum: ['ready', 'degraded'],
+        description:
+          '`ready`: every part answers. `degraded`: the instance serves, but a part named in `degraded` does not answer (D31).',
+      },
+      degraded: {
+        type: 'array',
+        items: { type: 'string' },
+        description:
+          'The parts that do not answer: `rate_limits` while the shared rate-limit store (Redis) is unreachable and limits hold per instance.',
+      },
+    },
+  },
   OpenApiDocument: { type: 'object', required: ['openapi', 'paths'] },
 } as const satisfies Readonly<Record<string, Json>>
 

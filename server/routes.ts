@@ -205,10 +205,11 @@ export const ROUTES: readonly Route[] = Object.freeze([
     path: '/readyz',
     operation: 'ready',
     versioned: false,
-    summary: 'Readiness: the database answers. No token, not rate limited.',
+    summary:
+      'Readiness: the database answers. `degraded` (still 200) while the shared rate-limit store does not and limits hold per instance (D31). No token, not rate limited.',
     tag: 'service',
     status: 200,
-    response: 'ProbeStatus',
+    response: 'ReadyStatus',
     errors: [503],
     errorDescription: '`service_unavailable`: the database does not answer.',
   }),

@@ -1,5 +1,6 @@
 import type { BeneficiaryService } from '../core/beneficiary-service.js'
 import { createHandler, type HandlerLogger } from './handler.js'
+import type { ReadinessCheck } from './readiness.js'
 import { listenHyperExpress } from './transports/hyper-express-transport.js'
 import { listenNodeHttp } from './transports/node-http-transport.js'
 import type { TlsFiles, Transport, TransportName } from './transports/transport.js'
@@ -22,6 +23,8 @@ export interface StartServerOptions {
   readonly basePath?: string | undefined
   /** One JSON line per request goes here (a pino logger). Default: none. */
   readonly logger?: HandlerLogger | undefined
+  /** Parts `/readyz` reports as `degraded` while they fail (D31). Default: none. */
+  readonly readiness?: readonly ReadinessCheck[] | undefined
   /**
    * Time for a request's body to arrive once its headers have; then 408 `request_timeout` on
    * both transports. Default 5 s; at most 7 s over uws (`MAX_UWS_BODY_TIMEOUT_MS`).
@@ -73,6 +76,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(options.basePath !== undefined && { basePath: options.basePath }),
     ...(options.trustProxy !== undefined && { trustProxy: options.trustProxy }),
     ...(options.logger !== undefined && { logger: options.logger }),
+    ...(options.readiness !== undefined && { readiness: options.readiness }),
   })
   const host = options.host ?? '127.0.0.1'
   const running = await transport(handler, {

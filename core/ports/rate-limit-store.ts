@@ -21,7 +21,7 @@ export interface BucketPolicy {
 
 /**
  * The state of a bucket right after one `take`. Durations count from the bucket's clock: the
- * latest `now` the store has seen for that key (see {@link RateLimitStore.take}).
+ * latest time the store has seen for that key (see {@link RateLimitStore.take}).
  */
 export interface TakeResult {
   /**
@@ -69,14 +69,20 @@ export interface RateLimitStore {
    * a bucket holding C tokens allow exactly `min(N, C)` of them. A shared store does the whole
    * take in one round trip (a Redis script, say), never as a read followed by a write.
    *
-   * Whose clock: only `now`, the caller's `Clock` reading in epoch milliseconds. The store never
-   * reads a clock of its own (not `Date.now()`, not the server's time), so a `FakeClock` drives it
-   * in tests and every refill follows the same clock as token expiry.
+   * Whose clock: the caller's `now`, its `Clock` reading in epoch milliseconds, unless the store
+   * is told to keep time itself. A store in one process uses `now` and nothing else (not
+   * `Date.now()`), so a `FakeClock` drives it in tests and every refill follows the same clock
+   * as token expiry. A store shared by several processes cannot trust each caller's clock: one
+   * running ahead of the others would refill buckets early. It may therefore offer to count time
+   * on one clock all its callers share (Redis's own `TIME`, say), ignoring `now`; it must also
+   * offer the caller's clock, which the contract suite uses. Either way the clock is one per
+   * bucket and never moves back (below).
    *
    * Out of order: `now` may be earlier than the latest time the bucket has seen: a request that
-   * reached the store late, or an instance whose clock lags another's. Such a take is answered as
-   * if it came at the bucket's latest time. It refills nothing, may take a token that is there,
-   * and never moves the bucket's clock back, so a later take cannot refill the same interval twice.
+   * reached the store late, an instance whose clock lags another's, or a shared clock stepped
+   * back. Such a take is answered as if it came at the bucket's latest time. It refills nothing,
+   * may take a token that is there, and never moves the bucket's clock back, so a later take
+   * cannot refill the same interval twice.
    *
    * Expiry: a full bucket is the same as an absent one, so a store may forget a bucket once it has
    * been idle for `windowMs` past its clock (a key that expires `windowMs` after its last take,
@@ -84,11 +90,14 @@ export interface RateLimitStore {
    *
    * Failures: a store that cannot answer rejects. The core does not catch it, so the request fails
    * rather than going through unlimited; report the fault as `StorageUnavailableError`, as
-   * `Storage` adapters do, so that the server answers 503 with `Retry-After`.
+   * `Storage` adapters do, so that the server answers 503 with `Retry-After`. To serve on
+   * per-instance buckets instead while a shared store is down (D31), wrap it in a
+   * `FallbackRateLimitStore`, as the server does.
    *
    * @param key - The bucket: an opaque string chosen by the core. Distinct keys never share tokens.
    * @param policy - Capacity and refill of this bucket.
-   * @param now - The caller's time in epoch milliseconds.
+   * @param now - The caller's time in epoch milliseconds (ignored by a store that keeps time
+   *   itself).
    * @returns The bucket's state right after this take.
    */
   take(key: string, policy: BucketPolicy, now: number): Promise<TakeResult>

@@ -58,7 +58,16 @@ ${DB}
                             default 10); the instances' pools together must fit the
                             server's max_connections
   --body-timeout S          Seconds a request body may take to arrive after its headers
-                            before it is answered 408 (BODY_TIMEOUT_SECONDS, 1 to 7, default 5)`
+                            before it is answered 408 (BODY_TIMEOUT_SECONDS, 1 to 7, default 5)
+  --redis-url URL           Keep the rate limits on Redis, shared by every instance:
+                            redis://[:password@]host[:port][/db], or rediss:// for TLS
+                            (REDIS_URL; prefer the environment for a password). Without it,
+                            limits are kept in this process. While Redis does not answer,
+                            limits hold per instance and /readyz says "degraded"
+  --redis-key-prefix TEXT   Prefix of the bucket keys (REDIS_KEY_PREFIX,
+                            default beneficiary-service:rate-limit:)
+  --redis-timeout MS        How long a Redis command may take before the request is limited
+                            in process instead (REDIS_TIMEOUT_MS, 1 to 10000, default 250)`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

@@ -6,6 +6,7 @@ import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
 import { DEFAULT_DATABASE_PATH, filesOpenToOthers } from './database.js'
 import { describeTarget, openCliDatabase } from './storage-target.js'
 import { SERVE_HELP } from './help.js'
+import { describeRedisUrl, openSharedLimits, type SharedLimits } from './shared-limits.js'
 import { readServeConfig } from './serve-config.js'
 import { Settings } from './settings.js'
 
@@ -30,6 +31,9 @@ const OPTIONS = {
   'busy-timeout': { type: 'string' },
   'pool-size': { type: 'string' },
   'body-timeout': { type: 'string' },
+  'redis-url': { type: 'string' },
+  'redis-key-prefix': { type: 'string' },
+  'redis-timeout': { type: 'string' },
 } as const
 
 const TRANSPORT_NAMES = { uws: 'hyper-express on uWebSockets.js', node: 'node:http' } as const
@@ -65,16 +69,22 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   })
   const storage = database.storage
   const db = describeTarget(config.database)
-  if (config.database.kind === 'postgres') {
+  if (config.database.kind === 'postgres' && config.redis === undefined) {
     logger.warn(
-      'Rate limits are kept per instance: with several instances on one database, each allows the full limit',
+      'Rate limits are kept per instance: with several instances on one database, each allows the full limit. Give --redis-url (REDIS_URL) to share them',
     )
   }
   let server: RunningServer
+  let limits: SharedLimits | undefined
   try {
+    if (config.redis !== undefined) {
+      const redis = describeRedisUrl(config.redis.url)
+      logger.info({ redis }, `Rate limits are shared through Redis at ${redis}`)
+      limits = await openSharedLimits(config.redis, logger)
+    }
     const service = await createBeneficiaryService({
       storage,
-      limits: config.limits,
+      limits: { ...config.limits, ...(limits !== undefined && { store: limits.store }) },
       accessTokenTtlSeconds: config.accessTokenTtlSeconds,
       refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
       basePath: config.basePath,
@@ -101,8 +111,10 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       basePath: config.basePath,
       logger,
       requestTimeoutMs: config.bodyTimeoutMs,
+      ...(limits !== undefined && { readiness: [limits.readiness] }),
     })
   } catch (error) {
+    await limits?.close()
     await database.close()
     await new Promise<void>((resolve) => logger.flush(() => resolve()))
     throw error
@@ -117,6 +129,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   })
   logger.info({ signal }, 'Shutting down: no new connections, finishing requests in flight')
   await server.close(config.graceMs)
+  await limits?.close()
   await database.close()
   logger.info('Stopped')
   await new Promise<void>((resolve) => logger.flush(() => resolve()))

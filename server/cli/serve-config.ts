@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { accessSync, constants, readFileSync } from 'node:fs'
 import type { AccessTokenKey } from '../../core/index.js'
+import { DEFAULT_REDIS_KEY_PREFIX, isRedisUrl } from '../../adapters/redis/redis-config.js'
 import { ClientIpResolver } from '../client-ip.js'
 import { LOG_LEVELS } from '../logger.js'
 import { isValidBasePath } from '../route-table.js'
@@ -33,6 +34,18 @@ export interface ServeConfig {
   readonly poolSize: number
   /** How long a request body may take to arrive after its headers before a 408. */
   readonly bodyTimeoutMs: number
+  /** Redis for the rate limits (D30, D31); `undefined`: the limits stay in this process. */
+  readonly redis: RedisTarget | undefined
+}
+
+/** The Redis that keeps the rate limits of every instance. */
+export interface RedisTarget {
+  /** `redis://` or `rediss://`; may hold a password, so never logged as is. */
+  readonly url: string
+  /** Prepended to every bucket's key. */
+  readonly keyPrefix: string
+  /** How long one Redis command may take before the request is limited in process instead. */
+  readonly timeoutMs: number
 }
 
 const DAY = 86_400
@@ -93,6 +106,20 @@ export function readServeConfig(settings: Settings): ServeConfig {
     poolSize: settings.integer('pool-size', 'DATABASE_POOL_SIZE', 10, 1, 1000),
     // At most 7 s: uWebSockets.js closes a stalled body after 8 s without an answer.
     bodyTimeoutMs: settings.integer('body-timeout', 'BODY_TIMEOUT_SECONDS', 5, 1, 7) * 1000,
+    redis: readRedis(settings),
+  }
+}
+
+function readRedis(settings: Settings): RedisTarget | undefined {
+  const url = settings.raw('redis-url', 'REDIS_URL')
+  if (url === undefined) return undefined
+  if (!isRedisUrl(url.value)) {
+    throw new UsageError('must be a redis:// or rediss:// URL with a host', url.name)
+  }
+  return {
+    url: url.value,
+    keyPrefix: settings.string('redis-key-prefix', 'REDIS_KEY_PREFIX', DEFAULT_REDIS_KEY_PREFIX),
+    timeoutMs: settings.integer('redis-timeout', 'REDIS_TIMEOUT_MS', 250, 1, 10_000),
   }
 }
 

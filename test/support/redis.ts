@@ -1,0 +1,171 @@
+import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { after } from 'node:test'
+import { setTimeout as delay } from 'node:timers/promises'
+import { createClient } from '@redis/client'
+
+/**
+ * The Redis the tests use: `TEST_REDIS_URL`, or the one every machine of the project runs
+ * (../shared/SERVICES.md). Each test file keeps its keys under a prefix of its own.
+ */
+export const TEST_REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379'
+
+/** The one line a skipped file prints: how to run the tests that need Redis. */
+const HOW_TO_RUN =
+  'start it (redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log) or set TEST_REDIS_URL'
+
+function newTestClient() {
+  return createClient({ url: TEST_REDIS_URL, disableOfflineQueue: true })
+}
+
+/** A node-redis client, as the tests make them. */
+export type TestRedisClient = ReturnType<typeof newTestClient>
+
+let probe: Promise<string | undefined> | undefined
+
+/**
+ * Why the tests that need Redis must skip, or `undefined` when it answers. Asked once per
+ * process. Under `CI=true` a Redis that does not answer is a failure, never a skip: the promise
+ * rejects, and so does the import of the test file that awaits it.
+ */
+export function redisSkipReason(): Promise<string | undefined> {
+  probe ??= (async () => {
+    const client = createClient({
+      url: TEST_REDIS_URL,
+      socket: { connectTimeout: 3000, reconnectStrategy: false },
+    })
+    client.on('error', () => undefined)
+    try {
+      await client.connect()
+      await client.ping()
+      return undefined
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error)
+      const where = redacted(TEST_REDIS_URL)
+      if (process.env['CI'] === 'true') {
+        throw new Error(`Redis at ${where} does not answer, and CI=true: ${detail}`)
+      }
+      return `Redis at ${where} does not answer (${detail}): ${HOW_TO_RUN}`
+    } finally {
+      client.destroy()
+    }
+  })()
+  return probe
+}
+
+/** The URL without its password, for messages. */
+function redacted(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password !== '') parsed.password = '***'
+    return parsed.toString()
+  } catch {
+    return 'TEST_REDIS_URL'
+  }
+}
+
+/** A fresh key prefix for one test file: `test:<label>:<random>:`. */
+export function testKeyPrefix(label: string): string {
+  return `test:${label}:${randomBytes(6).toString('hex')}:`
+}
+
+/** A connected client to the test Redis, which the caller closes (`destroy()`). */
+export async function connectTestRedis(): Promise<TestRedisClient> {
+  const client = newTestClient()
+  client.on('error', () => undefined)
+  await client.connect()
+  return client
+}
+
+/** Every key under `prefix`. */
+export async function keysUnder(client: TestRedisClient, prefix: string): Promise<string[]> {
+  const keys: string[] = []
+  for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
+    keys.push(...batch)
+  }
+  return keys
+}
+
+/**
+ * Registers an `after` hook that deletes every key under `prefix`, so that a file leaves
+ * nothing behind in the shared Redis. A Redis that is down by then is left alone.
+ */
+export function cleanUpKeys(prefix: string): void {
+  after(async () => {
+    let client: TestRedisClient
+    try {
+      client = await connectTestRedis()
+    } catch {
+      return
+    }
+    try {
+      const keys = await keysUnder(client, prefix)
+      if (keys.length > 0) await client.unlink(keys)
+    } finally {
+      client.destroy()
+    }
+  })
+}
+
+/** Why this file cannot stop and start the machine's Redis, or `false` when it can. */
+export function redisControlSkip(): string | false {
+  if (process.getuid?.() !== 0) return 'stopping and starting Redis needs root'
+  if (new URL(TEST_REDIS_URL).port !== '6379' || new URL(TEST_REDIS_URL).hostname !== '127.0.0.1') {
+    return "only the machine's own Redis (redis://127.0.0.1:6379) is stopped and started"
+  }
+  return false
+}
+
+/** Stops the machine's Redis at once, forgetting everything (`redis-cli shutdown nosave`). */
+export function stopRedis(): void {
+  execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', '6379', 'shutdown', 'nosave'], {
+    stdio: 'ignore',
+  })
+}
+
+/**
+ * Starts the machine's Redis with the command of ../shared/SERVICES.md, unless it answers
+ * already, and waits until it does (at most 10 s).
+ */
+export async function startRedis(): Promise<void> {
+  if (answers()) return
+  execFileSync(
+    'redis-server',
+    [
+      '--daemonize',
+      'yes',
+      '--bind',
+      '127.0.0.1',
+      '-::1',
+      '--port',
+      '6379',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      '/var/lib/redis',
+      '--logfile',
+      '/var/log/redis/ci.log',
+    ],
+    { stdio: 'ignore' },
+  )
+  const deadline = performance.now() + 10_000
+  while (!answers()) {
+    if (performance.now() > deadline) throw new Error('Redis did not answer within 10 s of start')
+    await delay(50)
+  }
+}
+
+function answers(): boolean {
+  try {
+    return (
+      execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', '6379', 'ping'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() === 'PONG'
+    )
+  } catch {
+    return false
+  }
+}
