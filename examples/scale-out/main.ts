@@ -9,7 +9,8 @@
  *   node dist/examples/scale-out/main.js [--keep]
  *
  * Settings (environment): DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; the
- * database must exist), REDIS_URL (default redis://127.0.0.1:6379), LB_PORT (the balancer,
+ * database must exist), REDIS_URL (default redis://127.0.0.1:6379) and REDIS_KEY_PREFIX (passed
+ * on to the instances when set), LB_PORT (the balancer,
  * default 8080) and INSTANCE_PORTS (default 8081,8082,8083), all on 127.0.0.1. With `--keep` the
  * balancer and instances keep serving after the demonstration until Ctrl-C. Every process it
  * started is stopped when it ends, on an error or a signal too. Exit status 1 when an outcome
@@ -25,6 +26,7 @@ const HOST = '127.0.0.1'
 
 const databaseUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
 const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379'
+const keyPrefix = process.env['REDIS_KEY_PREFIX']
 const lbPort = port(process.env['LB_PORT'] ?? '8080', 'LB_PORT')
 const instancePorts = (process.env['INSTANCE_PORTS'] ?? '8081,8082,8083')
   .split(',')
@@ -56,6 +58,7 @@ try {
     HOST,
     TRUST_PROXY: '127.0.0.1',
     LOG_LEVEL: 'info',
+    ...(keyPrefix !== undefined && { REDIS_KEY_PREFIX: keyPrefix }),
   }
   // The first start creates the tables; the others then race only for the signing key.
   await startInstance(`instance ${NAMES[0]}`, instancePorts[0]!, instanceEnv)

@@ -9,12 +9,10 @@ import {
   postgresSkip,
   type TestDatabase,
 } from '../support/postgres-database.js'
-import { redisDatabaseUrl, redisSkip } from '../support/redis-service.js'
+import { cleanUpKeys, redisSkipReason, testKeyPrefix, TEST_REDIS_URL } from '../support/redis.js'
 
 const run = promisify(execFile)
 const MAIN = fileURLToPath(new URL('../../examples/scale-out/main.js', import.meta.url))
-/** Redis database of this file: no other suite's buckets share it. */
-const REDIS_DATABASE = 8
 
 /**
  * `false` when HAProxy is installed; otherwise the line the suite skips with. CI installs it
@@ -45,9 +43,11 @@ async function freePorts(count: number): Promise<number[]> {
 }
 
 describe('the scale-out example (issue 24)', async () => {
-  const skip = haproxySkip() || (await postgresSkip()) || (await redisSkip())
+  const skip = haproxySkip() || (await postgresSkip()) || ((await redisSkipReason()) ?? false)
+  const prefix = testKeyPrefix('scale_out')
   let database: TestDatabase | undefined
   after(() => database?.drop())
+  cleanUpKeys(prefix)
 
   it(
     'runs three instances behind HAProxy: the shared write limit, a logout everywhere, no spoofed auth limit',
@@ -58,7 +58,8 @@ describe('the scale-out example (issue 24)', async () => {
       const env: Record<string, string | undefined> = {
         ...process.env,
         DATABASE_URL: database.url,
-        REDIS_URL: redisDatabaseUrl(REDIS_DATABASE),
+        REDIS_URL: TEST_REDIS_URL,
+        REDIS_KEY_PREFIX: prefix,
         LB_PORT: String(lb),
         INSTANCE_PORTS: `${a},${b},${c}`,
       }

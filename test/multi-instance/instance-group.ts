@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { setTimeout as delay } from 'node:timers/promises'
 import type { CliIo } from '../../server/cli/cli-io.js'
 import { runCli } from '../../server/cli/run-cli.js'
 import { call, type Client, type Reply } from '../faults/fault-support.js'
@@ -110,6 +111,23 @@ export class InstanceGroup {
       ip,
       accessToken: String(reply.json!['access_token']),
       refreshToken: String(reply.json!['refresh_token']),
+    }
+  }
+
+  /** Provisions `count` clients and logs each in from an address of its own, round-robin. */
+  async signInMany(count: number): Promise<Session[]> {
+    const clients = await provision(this.database, count)
+    return Promise.all(clients.map((client) => this.signIn(this.next(), client)))
+  }
+
+  /** Resolves once every running instance answers `/readyz` with `ready`; fails after `withinMs`. */
+  async allReady(withinMs: number): Promise<void> {
+    const deadline = performance.now() + withinMs
+    for (const i of this.running) {
+      while ((await this.send(i, 'GET', '/readyz')).body !== '{"status":"ready"}') {
+        assert.ok(performance.now() < deadline, `instance ${i} not ready within ${withinMs} ms`)
+        await delay(100)
+      }
     }
   }
 

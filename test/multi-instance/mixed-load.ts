@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { setTimeout as delay } from 'node:timers/promises'
 import { letters, versionOf, type Reply } from '../faults/fault-support.js'
 import type { Random } from '../support/random.js'
 import type { InstanceGroup, Session } from './instance-group.js'
@@ -14,6 +15,8 @@ const WRITES_PER_SESSION = 8
 const READS_PER_SESSION = 80
 /** Records a lane creates at most, so that one page lists them all. */
 const RECORDS_PER_LANE = 40
+/** Between two requests of a lane: the load stays modest on two shared cores. */
+const PAUSE_MS = 10
 
 /** One record as the load knows it. */
 interface Tracked {
@@ -41,9 +44,9 @@ export interface Unexpected {
 }
 
 /**
- * Lanes of traffic over the running instances of a group, each one request at a time: creates,
- * updates with If-Match, status changes, reads and lists, each request to the next instance in
- * turn. It keeps what every acknowledged write set, and what every unanswered write might have
+ * Lanes of traffic over the running instances of a group, each one request at a time: about a
+ * third writes (creates, updates with If-Match, status changes) and the rest reads and searches,
+ * each request to the next instance in turn. It keeps what every acknowledged write set, and what every unanswered write might have
  * set, so that {@link MixedLoad.verify} can tell that nothing acknowledged was lost.
  */
 export class MixedLoad {
@@ -52,6 +55,8 @@ export class MixedLoad {
   readonly unanswered: Unanswered[] = []
   readonly unexpected: Unexpected[] = []
   acknowledgedWrites = 0
+  /** Lanes that ended early, every session spent: the load then thinned before its end. */
+  starvedLanes = 0
   readonly #group: InstanceGroup
   readonly #sessions: Session[]
   readonly #random: Random
@@ -153,15 +158,18 @@ export class MixedLoad {
     let session = this.#sessions.shift()
     let writes = 0
     let reads = 0
-    while (!this.#stopping && session !== undefined) {
+    while (!this.#stopping) {
       const choice = this.#random.next()
-      const creating = records.length < 2 || (choice < 0.25 && records.length < RECORDS_PER_LANE)
-      const writing = creating || choice < 0.6
+      const creating = records.length < 2 || (choice < 0.12 && records.length < RECORDS_PER_LANE)
+      const writing = creating || choice < 0.32
       if ((writing && writes === WRITES_PER_SESSION) || reads === READS_PER_SESSION) {
         session = this.#sessions.shift()
+        if (session === undefined) {
+          this.starvedLanes++
+          return
+        }
         writes = 0
         reads = 0
-        continue
       }
       const i = this.#group.next()
       const send = (
@@ -170,6 +178,7 @@ export class MixedLoad {
         body?: unknown,
         headers?: Record<string, string>,
       ) => this.#send(i, session!, method, path, body, headers)
+      await delay(PAUSE_MS)
       if (creating) {
         writes++
         const first_name = `Load${letters(names++)}`
@@ -190,6 +199,13 @@ export class MixedLoad {
       }
       const record = this.#random.pick(records)
       const path = `/v3/beneficiaries/${record.id}`
+      if (!writing && choice >= 0.7) {
+        reads++
+        const list = `/v3/beneficiaries?search=${this.#lastName(lane)}&per_page=10&sort=-id`
+        const reply = await send('GET', list)
+        if (reply !== undefined) this.#expect(reply, i, 'GET', list, 200)
+        continue
+      }
       if (record.inDoubt !== undefined || !writing) {
         reads++
         const reply = await send('GET', path)
@@ -202,7 +218,7 @@ export class MixedLoad {
       let next: { first_name: string; status: string }
       let reply: Reply | undefined
       let method: string
-      if (choice < 0.45) {
+      if (choice < 0.24) {
         next = { ...record.acknowledged, first_name: `Load${letters(names++)}` }
         method = 'PUT'
         reply = await send(method, path, { first_name: next.first_name }, ifMatch)
