@@ -68,6 +68,8 @@ describe('three instances on one database and one Redis (D30, D31)', async () =>
       REDIS_URL: TEST_REDIS_URL,
       REDIS_KEY_PREFIX: prefix,
       TRUST_PROXY: 'loopback',
+      // Small pools: the PostgreSQL server is shared with every other suite.
+      DATABASE_POOL_SIZE: '4',
       LOG_LEVEL: 'info',
     })
   })
