@@ -39,6 +39,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   readonly commandTimeoutMs: number
   readonly #client: RedisCommandClient
   readonly #owned: RedisOwnedClient | undefined
+  #closed = false
 
   /**
    * @param owned The client when the store made it (`openRedisRateLimitStore`), to close it.
@@ -94,17 +95,24 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   /**
-   * Closes the client the store made (`openRedisRateLimitStore`), after the commands already
-   * sent; leaves a client of the caller's open.
+   * Closes the client the store made (`openRedisRateLimitStore`) once the commands already
+   * sent are answered, or at once after `commandTimeoutMs` when Redis hangs, so that a
+   * shutdown never waits on it; leaves a client of the caller's open.
    */
   async close(): Promise<void> {
     const owned = this.#owned
-    if (owned === undefined) return
-    try {
-      await owned.close()
-    } catch {
-      owned.destroy()
-    }
+    if (owned === undefined || this.#closed) return
+    this.#closed = true
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const closed = await Promise.race([
+      owned.close().then(
+        () => true,
+        () => false,
+      ),
+      new Promise<false>((resolve) => (timer = setTimeout(resolve, this.commandTimeoutMs, false))),
+    ])
+    clearTimeout(timer)
+    if (!closed) owned.destroy()
   }
 
   /** Runs the bucket script, within `commandTimeoutMs` in all. */

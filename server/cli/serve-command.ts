@@ -78,9 +78,11 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   let limits: SharedLimits | undefined
   try {
     if (config.redis !== undefined) {
+      limits = await openSharedLimits(config.redis, logger)
       const redis = describeRedisUrl(config.redis.url)
       logger.info({ redis }, `Rate limits are shared through Redis at ${redis}`)
-      limits = await openSharedLimits(config.redis, logger)
+      // A Redis down at start is an outage like any other: logged, and the server starts.
+      await limits.store.checkPrimary()
     }
     const service = await createBeneficiaryService({
       storage,

@@ -21,9 +21,9 @@ const RECHECK_MS = 1000
 /**
  * Connects to the Redis of `target` and builds the limits of D30 and D31 on it: every take on
  * Redis while it answers, on this instance's own buckets while it does not. The outage is
- * logged once at `error` and its end once at `info`; a Redis down at start is such an outage
- * (the server starts anyway). Recovery needs no request: a timer asks Redis every second while
- * it is down, and `/readyz` asks it each time.
+ * logged once at `error` and its end once at `info`; `store.checkPrimary()` at start finds a
+ * Redis already down (the server starts anyway). Recovery needs no request: a timer asks Redis
+ * every second while it is down, and `/readyz` asks it each time.
  *
  * @throws CommandFailedError when node-redis is not installed.
  */
@@ -59,7 +59,6 @@ export async function openSharedLimits(
         `Redis at ${where} answers again: rate limits are shared across instances again`,
       ),
   })
-  await store.checkPrimary()
   const timer = setInterval(() => {
     if (store.degraded) void store.checkPrimary()
   }, RECHECK_MS)

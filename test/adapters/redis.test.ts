@@ -159,7 +159,7 @@ describe('Redis rate-limit store', { skip }, () => {
     assert.equal(Math.floor(after.tokens), 3)
   })
 
-  it('rejects within its timeout, never later, when Redis hangs; answers again once it does', async () => {
+  it('rejects within its timeout, never later, when Redis hangs; answers again once it does; closes without waiting for it', async () => {
     const url = new URL(TEST_REDIS_URL)
     const proxy = await FreezableProxy.start(url.hostname, Number(url.port || 6379))
     try {
@@ -178,6 +178,12 @@ describe('Redis rate-limit store', { skip }, () => {
       proxy.thaw()
       await store.ping()
       assert.equal((await store.take('h', SLOW, 0)).allowed, true)
+      // A shutdown does not wait for the answers of a Redis that hangs.
+      proxy.freeze()
+      await assert.rejects(store.ping(), StorageUnavailableError)
+      const closing = performance.now()
+      await store.close()
+      assert.ok(performance.now() - closing < 1000)
     } finally {
       await proxy.close()
     }
