@@ -81,7 +81,8 @@ describe('three instances on one database and one Redis (D30, D31)', async () =>
     await database?.drop()
   })
   // After the hook above: Redis runs again by then, and none of this file's keys stay behind.
-  cleanUpKeys(prefix)
+  // Only when Redis answered at all: the helper's client would wait for one forever.
+  if (!skip) cleanUpKeys(prefix)
 
   it(
     'counts the write limit across the three: the 11th write is a 429 wherever it lands',
