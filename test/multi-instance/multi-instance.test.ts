@@ -32,7 +32,6 @@ import {
  */
 
 const LIMITS = { RATE_LIMIT_AUTH: '5', RATE_LIMIT_WRITE: '10', RATE_LIMIT_STANDARD: '100' }
-
 /** Sessions (one client each) a mixed load may spend: more than a lane of it ever needs. */
 const SESSIONS = 40
 
@@ -53,7 +52,6 @@ describe('three instances on one database and one Redis (D30, D31)', async () =>
   let group: InstanceGroup | undefined
   let url = ''
   const every = [0, 1, 2]
-  /** The group, once `before` has started it. */
   const instances = (): InstanceGroup => group!
 
   before(async () => {
