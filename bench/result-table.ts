@@ -2,7 +2,16 @@
  * The targets, in the order they run: the limit, the peer on SQLite, the service on SQLite over
  * both transports, then the peer and the service (uws) on PostgreSQL.
  */
-export const TARGETS = ['limit', 'peer', 'uws', 'node', 'pg-peer', 'pg'] as const
+export const TARGETS = [
+  'limit',
+  'peer',
+  'uws',
+  'node',
+  'pg-peer',
+  'pg',
+  'pg-redis',
+  'pg-redis-2',
+] as const
 
 /** A target of the benchmark. */
 export type TargetName = (typeof TARGETS)[number]
@@ -34,7 +43,7 @@ type Figure = 'requestsPerSecond' | 'p50Ms' | 'p99Ms' | 'cpuUsPerRequest'
 
 /** Whether a target keeps its data in PostgreSQL. */
 export function onPostgres(target: TargetName): boolean {
-  return target === 'pg' || target === 'pg-peer'
+  return target.startsWith('pg')
 }
 
 /** The peer a target is compared with: the one on the same database. */

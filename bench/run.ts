@@ -16,7 +16,7 @@
  * target wins, and every target gets the same.
  *
  * Options: `--duration S` (5), `--rounds N` (3), `--warmup S` (2), `--connections N` (50),
- * `--rows N` (1,000,000), `--only get,list,…`, `--targets limit,peer,uws,node,pg-peer,pg`,
+ * `--rows N` (1,000,000), `--only get,list,…`, `--targets limit,peer,uws,node,pg-peer,pg,pg-redis,pg-redis-2`,
  * `--max-steal P` (2), `--retries N` (2).
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -218,7 +218,7 @@ async function runRound(
         if (warmupSeconds > 0) await runWrk(group, { ...run, durationSeconds: warmupSeconds })
         await target.idle()
         const take = (attempt: number) =>
-          measure(target.process.pid, targetName, scenario.name, run, round, attempt)
+          measure(target.pids, targetName, scenario.name, run, round, attempt)
         let measurement = await take(1)
         for (
           let attempt = 2;
@@ -256,17 +256,18 @@ async function runRound(
 
 /** One measurement of a scenario on a running target: wrk for the duration, with its costs. */
 async function measure(
-  pid: number | undefined,
+  pids: readonly (number | undefined)[],
   target: TargetName,
   scenario: string,
   run: Omit<Parameters<typeof runWrk>[1], 'durationSeconds'>,
   round: number,
   attempts: number,
 ): Promise<Measurement> {
-  const cpuBefore = processCpuMs(pid)
+  const cpuOf = () => pids.reduce<number>((sum, pid) => sum + processCpuMs(pid), 0)
+  const cpuBefore = cpuOf()
   const machineBefore = machineCpuTicks()
   const result = await runWrk(group, { ...run, durationSeconds })
-  const cpuMs = processCpuMs(pid) - cpuBefore
+  const cpuMs = cpuOf() - cpuBefore
   const machineAfter = machineCpuTicks()
   const machineTicks = machineAfter.total - machineBefore.total
   return {
@@ -278,7 +279,7 @@ async function measure(
     non2xx: result.non2xx,
     socketErrors:
       result.connect_errors + result.read_errors + result.write_errors + result.timeouts,
-    peakRssMb: peakRssMb(pid),
+    peakRssMb: pids.reduce<number>((sum, pid) => sum + peakRssMb(pid), 0),
     cpuUsPerRequest: result.requests === 0 ? 0 : (cpuMs * 1000) / result.requests,
     stealPercent:
       machineTicks <= 0 ? 0 : ((machineAfter.steal - machineBefore.steal) * 100) / machineTicks,

@@ -80,6 +80,32 @@ export function checkTargets(measurements: readonly Measurement[]): Check[] {
     }
   }
   checks.push(...checkPostgres(measurements))
+  checks.push(...sharedLimiterCost(measurements))
+  return checks
+}
+
+/**
+ * What the shared limiter costs (issue 24): the service on PostgreSQL with its limits on Redis
+ * (`pg-redis`, one Redis round trip per limited request) against the same service with limits
+ * in process (`pg`), in CPU per request and req/s, scenario by scenario; and two instances
+ * behind HAProxy (`pg-redis-2`) against one. Figures, not goals.
+ */
+function sharedLimiterCost(measurements: readonly Measurement[]): Check[] {
+  const find = (scenario: string, name: TargetName) =>
+    measurements.find((m) => m.scenario === scenario && m.target === name)
+  const checks: Check[] = []
+  for (const m of measurements) {
+    if (m.target !== 'pg-redis' && m.target !== 'pg-redis-2') continue
+    const base = find(m.scenario, m.target === 'pg-redis' ? 'pg' : 'pg-redis')
+    if (base === undefined) continue
+    const cpu = m.cpuUsPerRequest - base.cpuUsPerRequest
+    checks.push({
+      target: m.target,
+      goal: `${m.scenario}: against ${base.target}`,
+      actual: `${(m.requestsPerSecond / base.requestsPerSecond).toFixed(2)}x req/s, CPU ${cpu >= 0 ? '+' : ''}${cpu.toFixed(1)} µs/req`,
+      met: undefined,
+    })
+  }
   return checks
 }
 

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process'
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, openSync, readFileSync, closeSync } from 'node:fs'
+import { copyFileSync, existsSync, openSync, readFileSync, closeSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { removeDatabase, type BenchData, type Credentials } from './bench-data.js'
@@ -18,6 +18,8 @@ import type { TargetName } from './result-table.js'
 export interface RunningTarget {
   readonly name: TargetName
   readonly process: ChildProcess
+  /** Every process whose CPU and memory count as the target's: the server, or the balancer and its instances. */
+  readonly pids: readonly (number | undefined)[]
   /** `http://127.0.0.1:PORT` */
   readonly baseUrl: string
   /** A real access token from a real login; absent for the limit. */
@@ -68,6 +70,7 @@ export async function startTarget(name: TargetName, ctx: TargetContext): Promise
   let workDb: string | undefined
   let workDatabase: string | undefined
   let child: ChildProcess
+  const instances: ChildProcess[] = []
   try {
     const stdio = ['ignore', 'ignore', stderr] as const
     switch (name) {
@@ -117,30 +120,30 @@ export async function startTarget(name: TargetName, ctx: TargetContext): Promise
         )
         break
       }
-      case 'pg': {
+      case 'pg':
+      case 'pg-redis': {
         const pgData = requirePgData(ctx)
         workDatabase = 'bench_work_service'
         const url = await copyDatabase(pgData.seedDatabase, workDatabase)
-        child = ctx.group.spawn(
-          process.execPath,
-          [
-            join(ctx.distRoot, 'server', 'cli.js'),
-            'serve',
-            '--database-url',
-            url,
-            '--host',
-            '127.0.0.1',
-            '--port',
-            String(port),
-            '--transport',
-            'uws',
-          ],
-          {
-            core: ctx.core,
-            env: { ...process.env, ...UNLIMITED_ENV, NODE_ENV: 'production' },
-            stdio: [...stdio],
-          },
-        )
+        child = spawnService(ctx, port, url, name === 'pg' ? [] : sharedLimits(), stdio)
+        break
+      }
+      case 'pg-redis-2': {
+        // Two instances on one database and one Redis behind HAProxy, as examples/scale-out
+        // runs them: the balancer sets X-Forwarded-For and the instances trust it.
+        const pgData = requirePgData(ctx)
+        workDatabase = 'bench_work_service'
+        const url = await copyDatabase(pgData.seedDatabase, workDatabase)
+        const limits = sharedLimits()
+        const ports = [await freePort(), await freePort()]
+        for (const instancePort of ports) {
+          const instance = spawnService(ctx, instancePort, url, limits, stdio)
+          instances.push(instance)
+          await waitUntilReady(instance, `http://127.0.0.1:${instancePort}`, logFile)
+        }
+        const config = join(ctx.dataDir, 'haproxy.cfg')
+        writeFileSync(config, haproxyConfig(port, ports))
+        child = ctx.group.spawn('haproxy', ['-f', config], { core: ctx.core, stdio: [...stdio] })
         break
       }
       case 'uws':
@@ -173,6 +176,7 @@ export async function startTarget(name: TargetName, ctx: TargetContext): Promise
   }
   const stop = async () => {
     await ctx.group.stop(child)
+    for (const instance of instances) await ctx.group.stop(instance)
     if (workDb !== undefined) removeDatabase(workDb)
     if (workDatabase !== undefined) await dropDatabase(workDatabase)
   }
@@ -185,7 +189,8 @@ export async function startTarget(name: TargetName, ctx: TargetContext): Promise
       await waitUntilIdle(baseUrl)
       if (database !== undefined) await waitForDatabaseIdle(database)
     }
-    return { name, process: child, baseUrl, token, stop, idle }
+    const pids = [child.pid, ...instances.map((instance) => instance.pid)]
+    return { name, process: child, pids, baseUrl, token, stop, idle }
   } catch (error) {
     await stop()
     throw error
@@ -201,10 +206,78 @@ function credentialsOf(name: TargetName, ctx: TargetContext): Credentials | unde
     case 'pg-peer':
       return requirePgData(ctx).peerClient
     case 'pg':
+    case 'pg-redis':
+    case 'pg-redis-2':
       return requirePgData(ctx).client
     default:
       return ctx.data.client
   }
+}
+
+/** The service over uws on a PostgreSQL database, with `extra` arguments to `serve`. */
+function spawnService(
+  ctx: TargetContext,
+  port: number,
+  url: string,
+  extra: readonly string[],
+  stdio: readonly ['ignore', 'ignore', number],
+): ChildProcess {
+  return ctx.group.spawn(
+    process.execPath,
+    [
+      join(ctx.distRoot, 'server', 'cli.js'),
+      'serve',
+      '--database-url',
+      url,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--transport',
+      'uws',
+      ...extra,
+    ],
+    {
+      core: ctx.core,
+      env: { ...process.env, ...UNLIMITED_ENV, NODE_ENV: 'production' },
+      stdio: [...stdio],
+    },
+  )
+}
+
+/** `serve` arguments for limits on Redis: a key prefix of this run's own, so no bucket is left over. */
+function sharedLimits(): string[] {
+  const redis = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379'
+  return [
+    '--redis-url',
+    redis,
+    '--redis-key-prefix',
+    `bench:${process.pid}:${Date.now()}:`,
+    '--trust-proxy',
+    '127.0.0.1',
+  ]
+}
+
+/** HAProxy in front of `ports`, round robin, keep-alive on both sides. */
+function haproxyConfig(port: number, ports: readonly number[]): string {
+  return [
+    'global',
+    '  maxconn 4096',
+    'defaults',
+    '  mode http',
+    '  timeout connect 5s',
+    '  timeout client 30s',
+    '  timeout server 30s',
+    '  option http-keep-alive',
+    'frontend api',
+    `  bind 127.0.0.1:${port}`,
+    '  http-request set-header X-Forwarded-For %[src]',
+    '  default_backend instances',
+    'backend instances',
+    '  balance roundrobin',
+    ...ports.map((p, i) => `  server i${i} 127.0.0.1:${p}`),
+    '',
+  ].join('\n')
 }
 
 function requirePgData(ctx: TargetContext): PgBenchData {
