@@ -12,6 +12,7 @@
  * const service = await createBeneficiaryService({ storage, limits: { store } })
  */
 export { RedisRateLimitStore, openRedisRateLimitStore } from './redis-rate-limit-store.js'
+export type { RoundTripListener } from './redis-rate-limit-store.js'
 export type {
   OpenRedisRateLimitStoreOptions,
   RedisClock,

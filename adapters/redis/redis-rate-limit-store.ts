@@ -39,6 +39,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   readonly commandTimeoutMs: number
   readonly #client: RedisCommandClient
   readonly #owned: RedisOwnedClient | undefined
+  readonly #roundTrips: RoundTripListener[] = []
   #closed = false
 
   /**
@@ -115,6 +116,14 @@ export class RedisRateLimitStore implements RateLimitStore {
     if (!closed) owned.destroy()
   }
 
+  /**
+   * Calls `listener` after every command (a take, a ping) with how long Redis took to answer, in
+   * seconds, and whether it did: for a round-trip-time metric. A listener that throws is ignored.
+   */
+  observeRoundTrips(listener: RoundTripListener): void {
+    this.#roundTrips.push(listener)
+  }
+
   /** Runs the bucket script, within `commandTimeoutMs` in all. */
   #script(args: string[]): Promise<unknown> {
     return this.#bounded(async () => {
@@ -142,6 +151,8 @@ export class RedisRateLimitStore implements RateLimitStore {
    * @throws StorageUnavailableError when `work` fails or takes longer.
    */
   async #bounded(work: () => Promise<unknown>): Promise<unknown> {
+    const started = performance.now()
+    let answered = false
     let timer: ReturnType<typeof setTimeout> | undefined
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -150,7 +161,9 @@ export class RedisRateLimitStore implements RateLimitStore {
       )
     })
     try {
-      return await Promise.race([work(), timeout])
+      const reply = await Promise.race([work(), timeout])
+      answered = true
+      return reply
     } catch (error) {
       throw new StorageUnavailableError(
         error instanceof RedisTimeoutError ? 'busy' : 'cannot_open',
@@ -160,9 +173,23 @@ export class RedisRateLimitStore implements RateLimitStore {
       )
     } finally {
       clearTimeout(timer)
+      this.#report((performance.now() - started) / 1000, answered)
+    }
+  }
+
+  #report(seconds: number, answered: boolean): void {
+    for (const listener of this.#roundTrips) {
+      try {
+        listener(seconds, answered)
+      } catch {
+        // A metric must never fail a take.
+      }
     }
   }
 }
+
+/** Told how long one Redis command took, in seconds, and whether Redis answered it. */
+export type RoundTripListener = (seconds: number, answered: boolean) => void
 
 /** Redis did not answer a command in time. */
 class RedisTimeoutError extends Error {

@@ -88,6 +88,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       limits = await openSharedLimits(config.redis, logger)
       const redis = describeRedisUrl(config.redis.url)
       logger.info({ redis }, `Rate limits are shared through Redis at ${redis}`)
+      if (metrics !== undefined) metrics.watchRedis(limits.redis)
       // A Redis down at start is an outage like any other: logged, and the server starts.
       await limits.store.checkPrimary()
     }

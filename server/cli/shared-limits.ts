@@ -11,6 +11,8 @@ export interface SharedLimits {
   readonly store: FallbackRateLimitStore
   /** For `/readyz`: `rate_limits` is degraded while Redis does not answer. */
   readonly readiness: ReadinessCheck
+  /** Redis itself, for its round-trip-time metric (`ServerMetrics.watchRedis`). */
+  readonly redis: RedisRateLimitStore
   /** Stops watching Redis and closes the connection. */
   close(): Promise<void>
 }
@@ -65,6 +67,7 @@ export async function openSharedLimits(
   timer.unref()
   return {
     store,
+    redis,
     readiness: { name: 'rate_limits', check: () => store.checkPrimary() },
     close: async () => {
       clearInterval(timer)

@@ -6,6 +6,7 @@ import {
   type RedisCommandClient,
 } from '../../adapters/redis/index.js'
 import { StorageUnavailableError } from '../../core/errors.js'
+import { ServerMetrics } from '../../server/metrics/server-metrics.js'
 import type { BucketPolicy, RateLimitStore } from '../../core/ports/rate-limit-store.js'
 import { describeRateLimitStoreContract } from '../contracts/rate-limit-store.contract.js'
 import { FreezableProxy } from '../support/freezable-proxy.js'
@@ -200,6 +201,37 @@ describe('Redis rate-limit store', { skip }, () => {
     assert.ok(failure instanceof StorageUnavailableError)
     assert.equal(failure.code, 'service_unavailable')
     assert.ok(performance.now() - started < 100)
+  })
+
+  it("times every command for the server's metrics: answered ones and failed ones", async () => {
+    const metrics = new ServerMetrics({ defaultMetrics: false })
+    const up = await open()
+    const down = await open({ url: 'redis://127.0.0.1:1' })
+    const seen: [number, boolean][] = []
+    up.observeRoundTrips((seconds, answered) => seen.push([seconds, answered]))
+    up.observeRoundTrips(() => {
+      throw new Error('a broken listener fails no take')
+    })
+    metrics.watchRedis(up)
+    metrics.watchRedis(down)
+    await up.take('timed', WRITE, 0)
+    await up.ping()
+    await assert.rejects(down.take('timed', WRITE, 0), StorageUnavailableError)
+    assert.equal(seen.length, 2)
+    for (const [seconds, answered] of seen) {
+      assert.equal(answered, true)
+      assert.ok(seconds > 0 && seconds < up.commandTimeoutMs / 1000, String(seconds))
+    }
+    const text = await metrics.registry.metrics()
+    const count = (outcome: string) =>
+      Number(
+        new RegExp(
+          `^beneficiary_redis_round_trip_seconds_count\\{outcome="${outcome}"\\} (\\d+)$`,
+          'm',
+        ).exec(text)?.[1],
+      )
+    assert.equal(count('answered'), 2)
+    assert.equal(count('failed'), 1)
   })
 
   it('refuses a URL that is not Redis without repeating it, and settings out of range', async () => {
