@@ -12,6 +12,7 @@ import {
   type PgBenchData,
 } from './pg-bench-data.js'
 import { exitOf, hasExited, type ProcessGroup } from './process-group.js'
+import { haproxyConfig, sharedLimits } from './scale-out-target.js'
 import type { TargetName } from './result-table.js'
 
 /** A target that is up and answering. */
@@ -243,41 +244,6 @@ function spawnService(
       stdio: [...stdio],
     },
   )
-}
-
-/** `serve` arguments for limits on Redis: a key prefix of this run's own, so no bucket is left over. */
-function sharedLimits(): string[] {
-  const redis = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379'
-  return [
-    '--redis-url',
-    redis,
-    '--redis-key-prefix',
-    `bench:${process.pid}:${Date.now()}:`,
-    '--trust-proxy',
-    '127.0.0.1',
-  ]
-}
-
-/** HAProxy in front of `ports`, round robin, keep-alive on both sides. */
-function haproxyConfig(port: number, ports: readonly number[]): string {
-  return [
-    'global',
-    '  maxconn 4096',
-    'defaults',
-    '  mode http',
-    '  timeout connect 5s',
-    '  timeout client 30s',
-    '  timeout server 30s',
-    '  option http-keep-alive',
-    'frontend api',
-    `  bind 127.0.0.1:${port}`,
-    '  http-request set-header X-Forwarded-For %[src]',
-    '  default_backend instances',
-    'backend instances',
-    '  balance roundrobin',
-    ...ports.map((p, i) => `  server i${i} 127.0.0.1:${p}`),
-    '',
-  ].join('\n')
 }
 
 function requirePgData(ctx: TargetContext): PgBenchData {
