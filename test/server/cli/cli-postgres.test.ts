@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
 import pg from 'pg'
-import type { CliIo } from '../../../server/cli/cli-io.js'
-import { runCli } from '../../../server/cli/run-cli.js'
 import { call, login } from '../../faults/fault-support.js'
 import { ServeChild } from '../../faults/serve-child.js'
 import {
@@ -11,23 +9,7 @@ import {
   type TestDatabase,
 } from '../../support/postgres-database.js'
 import { MARIO } from '../server-fixtures.js'
-
-/** Runs the CLI in this process with a fake environment; resolves with status and output. */
-async function cli(
-  argv: string[],
-  env: Record<string, string> = {},
-): Promise<{ status: number; out: string; err: string }> {
-  const out: string[] = []
-  const err: string[] = []
-  const io: CliIo = {
-    env,
-    out: (text) => void out.push(text),
-    err: (text) => void err.push(text),
-    signals: { once: () => undefined },
-  }
-  const status = await runCli(argv, io)
-  return { status, out: out.join('\n'), err: err.join('\n') }
-}
+import { cli } from '../../support/cli-in-process.js'
 
 /** How many tables the database at `url` has outside PostgreSQL's own schemas. */
 async function tableCount(url: string): Promise<number> {

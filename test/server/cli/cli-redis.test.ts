@@ -3,8 +3,6 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import type { CliIo } from '../../../server/cli/cli-io.js'
-import { runCli } from '../../../server/cli/run-cli.js'
 import { readServeConfig } from '../../../server/cli/serve-config.js'
 import { Settings } from '../../../server/cli/settings.js'
 import { call, createClient } from '../../faults/fault-support.js'
@@ -17,23 +15,7 @@ import {
   testKeyPrefix,
   TEST_REDIS_URL,
 } from '../../support/redis.js'
-
-/** Runs the CLI in this process with a fake environment; resolves with status and output. */
-async function cli(
-  argv: string[],
-  env: Record<string, string> = {},
-): Promise<{ status: number; out: string; err: string }> {
-  const out: string[] = []
-  const err: string[] = []
-  const io: CliIo = {
-    env,
-    out: (text) => void out.push(text),
-    err: (text) => void err.push(text),
-    signals: { once: () => undefined },
-  }
-  const status = await runCli(argv, io)
-  return { status, out: out.join('\n'), err: err.join('\n') }
-}
+import { cli } from '../../support/cli-in-process.js'
 
 let directory: string
 before(() => {

@@ -6,28 +6,10 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { openSqliteStorage } from '../../../adapters/sqlite/index.js'
-import type { CliIo } from '../../../server/cli/cli-io.js'
-import { runCli } from '../../../server/cli/run-cli.js'
 import { MARIO } from '../server-fixtures.js'
+import { cli } from '../../support/cli-in-process.js'
 
 const CLI = fileURLToPath(new URL('../../../server/cli.js', import.meta.url))
-
-/** Runs the CLI in this process with a fake environment; resolves with status and output. */
-async function cli(
-  argv: string[],
-  env: Record<string, string> = {},
-): Promise<{ status: number; out: string; err: string }> {
-  const out: string[] = []
-  const err: string[] = []
-  const io: CliIo = {
-    env,
-    out: (text) => void out.push(text),
-    err: (text) => void err.push(text),
-    signals: { once: () => undefined },
-  }
-  const status = await runCli(argv, io)
-  return { status, out: out.join('\n'), err: err.join('\n') }
-}
 
 let directory: string
 before(() => {

@@ -3,30 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import type { CliIo } from '../../../server/cli/cli-io.js'
 import { readServeConfig } from '../../../server/cli/serve-config.js'
 import { Settings } from '../../../server/cli/settings.js'
-import { runCli } from '../../../server/cli/run-cli.js'
 import { call, createClient, login } from '../../faults/fault-support.js'
 import { ServeChild } from '../../faults/serve-child.js'
 import { createTestDatabase, postgresSkip } from '../../support/postgres-database.js'
 import { parsePrometheusText, sampleValue } from '../../support/prometheus-text.js'
 import { MARIO } from '../server-fixtures.js'
+import { cli } from '../../support/cli-in-process.js'
 
 const TOKEN = 'c0ffee0123456789abcdef0123456789'
-
-/** Runs the CLI in this process with a fake environment; resolves with status and output. */
-async function cli(argv: string[], env: Record<string, string> = {}) {
-  const err: string[] = []
-  const io: CliIo = {
-    env,
-    out: () => undefined,
-    err: (text) => void err.push(text),
-    signals: { once: () => undefined },
-  }
-  const status = await runCli(argv, io)
-  return { status, err: err.join('\n') }
-}
 
 let directory: string
 before(() => {
