@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { after, before } from 'node:test'
 import pg from 'pg'
+import { redactedUrl } from './redacted-url.js'
 
 /**
  * The database the tests use: `TEST_DATABASE_URL`, or the one every machine of the project
@@ -36,7 +37,7 @@ export function postgresSkipReason(): Promise<string | undefined> {
       return undefined
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error)
-      const where = redacted(TEST_DATABASE_URL)
+      const where = redactedUrl(TEST_DATABASE_URL, 'TEST_DATABASE_URL')
       if (process.env['CI'] === 'true') {
         throw new Error(`PostgreSQL at ${where} does not answer, and CI=true: ${detail}`)
       }
@@ -46,17 +47,6 @@ export function postgresSkipReason(): Promise<string | undefined> {
     }
   })()
   return probe
-}
-
-/** The URL without its password, for messages. */
-function redacted(url: string): string {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password !== '') parsed.password = '***'
-    return parsed.toString()
-  } catch {
-    return 'TEST_DATABASE_URL'
-  }
 }
 
 /** A fresh schema name for one test file: `t_<label>_<random>`. */

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { after } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { createClient } from '@redis/client'
+import { redactedUrl } from './redacted-url.js'
 
 /**
  * The Redis the tests use: `TEST_REDIS_URL`, or the one every machine of the project runs
@@ -41,7 +42,7 @@ export function redisSkipReason(): Promise<string | undefined> {
       return undefined
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error)
-      const where = redacted(TEST_REDIS_URL)
+      const where = redactedUrl(TEST_REDIS_URL, 'TEST_REDIS_URL')
       if (process.env['CI'] === 'true') {
         throw new Error(`Redis at ${where} does not answer, and CI=true: ${detail}`)
       }
@@ -51,17 +52,6 @@ export function redisSkipReason(): Promise<string | undefined> {
     }
   })()
   return probe
-}
-
-/** The URL without its password, for messages. */
-function redacted(url: string): string {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password !== '') parsed.password = '***'
-    return parsed.toString()
-  } catch {
-    return 'TEST_REDIS_URL'
-  }
 }
 
 /** A fresh key prefix for one test file: `test:<label>:<random>:`. */
