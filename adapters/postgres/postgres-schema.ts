@@ -1,33 +1,13 @@
 import type { ColumnType, Generated } from 'kysely'
-import type { BeneficiaryStatus } from '../../core/beneficiary.js'
+import type { RelationalBeneficiaryRow } from '../relational/relational-beneficiary-columns.js'
 
 /**
  * A row of `beneficiaries`. Timestamps are epoch milliseconds (`bigint`); `metadata` is `json`
  * (text that keeps the client's key order); names and sort keys compare by code point
  * (`COLLATE "C"`).
  */
-export interface BeneficiaryRow {
+export interface BeneficiaryRow extends Omit<RelationalBeneficiaryRow, 'id'> {
   id: Generated<number>
-  first_name: string
-  last_name: string
-  email: string
-  phone: string | null
-  date_of_birth: string | null
-  fiscal_code: string | null
-  address_street: string | null
-  address_city: string | null
-  address_postal_code: string | null
-  address_country: string | null
-  /** JSON text. */
-  metadata: string
-  status: BeneficiaryStatus
-  created_at: number
-  updated_at: number
-  version: number
-  /** `nameSortKey(first_name)`: the primary key of the `first_name` sort (D15). */
-  sort_first: string
-  /** `nameSortKey(last_name)`. */
-  sort_last: string
   /** Generated from the sort keys: the search words of both names (D16), as a tsvector. */
   words: ColumnType<string, never, never>
 }
