@@ -4,6 +4,7 @@ import type { HandlerLogger } from '../handler.js'
 import type { ReadinessCheck } from '../readiness.js'
 import { CommandFailedError } from './cli-error.js'
 import type { RedisTarget } from './serve-config.js'
+import { redactedUrl } from './redacted-url.js'
 
 /** The rate limits of `serve --redis-url`: shared on Redis, per instance while it is down. */
 export interface SharedLimits {
@@ -78,13 +79,7 @@ export async function openSharedLimits(
 
 /** The URL as logs may show it: without its password. */
 export function describeRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password !== '') parsed.password = '***'
-    return parsed.toString()
-  } catch {
-    return 'redis://(unparsable URL)'
-  }
+  return redactedUrl(url, 'redis://(unparsable URL)')
 }
 
 /**

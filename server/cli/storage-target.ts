@@ -4,6 +4,7 @@ import { databasePath, notUpToDate, openDatabase, type DatabaseUse } from './dat
 import type { Settings } from './settings.js'
 import type { NewBeneficiary } from '../../core/ports/beneficiary-store.js'
 import type { ServerMetrics } from '../metrics/server-metrics.js'
+import { redactedUrl } from './redacted-url.js'
 
 /** The database a command works on: a SQLite file, or a PostgreSQL database. */
 export type StorageTarget =
@@ -58,13 +59,7 @@ export function storageTarget(settings: Settings): StorageTarget {
 /** The target as logs and messages may show it: a path, or the URL without its password. */
 export function describeTarget(target: StorageTarget): string {
   if (target.kind === 'sqlite') return target.path
-  try {
-    const url = new URL(target.url)
-    if (url.password !== '') url.password = '***'
-    return url.toString()
-  } catch {
-    return 'postgres://(unparsable URL)'
-  }
+  return redactedUrl(target.url, 'postgres://(unparsable URL)')
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { after, before } from 'node:test'
 import pg from 'pg'
-import { redactedUrl } from './redacted-url.js'
+import { redactedUrl } from '../../server/cli/redacted-url.js'
 
 /**
  * The database the tests use: `TEST_DATABASE_URL`, or the one every machine of the project

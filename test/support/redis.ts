@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { after } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { createClient } from '@redis/client'
-import { redactedUrl } from './redacted-url.js'
+import { redactedUrl } from '../../server/cli/redacted-url.js'
 
 /**
  * The Redis the tests use: `TEST_REDIS_URL`, or the one every machine of the project runs
