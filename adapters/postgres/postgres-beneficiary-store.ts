@@ -17,8 +17,10 @@ import type {
   WriteOutcome,
 } from '../../core/ports/beneficiary-store.js'
 import { RECORD_COLUMNS, recordOf, sortKeys, toColumns } from './postgres-beneficiary-columns.js'
+import { PostgresBatcher, type BatchLimits } from './postgres-batcher.js'
 import { PostgresBeneficiaryList } from './postgres-beneficiary-list.js'
 import { PostgresBeneficiaryWrites } from './postgres-beneficiary-writes.js'
+import { PostgresCreates, type CreateResult } from './postgres-create-batch.js'
 import { table } from './postgres-counters.js'
 import type { PostgresPool } from './postgres-driver.js'
 import { entryValues, PostgresHistory } from './postgres-history.js'
@@ -49,7 +51,10 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
   readonly #track: (work: Promise<void>) => void
   readonly #select: PostgresQuery
   readonly #selectForToken: PostgresQuery
+  readonly #selectManyForToken: PostgresQuery
+  readonly #reads: PostgresBatcher<Read, TokenRead>
   readonly #writes: PostgresBeneficiaryWrites
+  readonly #creates: PostgresCreates
   readonly #history: PostgresHistory
   readonly #claims: PostgresIdempotencyClaims
   readonly #list: PostgresBeneficiaryList
@@ -65,6 +70,7 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
     schema: string,
     assertOpen: () => void,
     track: (work: Promise<void>) => void,
+    batching: BatchLimits,
   ) {
     this.#pool = pool
     this.#assertOpen = assertOpen
@@ -78,7 +84,17 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
       SELECT ${sql.join(RECORD_COLUMNS.map((column) => sql.ref(`b.${column}`)))}, t.active
       FROM (SELECT ${tokenActive(schema)} AS active) t
       LEFT JOIN ${table(schema, 'beneficiaries')} b ON t.active AND b.id = ${slot('id')}`)
+    // The same for many reads at once, one row per read in their order (see `PostgresBatcher`).
+    this.#selectManyForToken = new PostgresQuery(sql`
+      SELECT ${sql.join(RECORD_COLUMNS.map((column) => sql.ref(`b.${column}`)))}, t.active
+      FROM unnest(${slot('ids')}::bigint[], ${slot('sids')}::text[], ${slot('jtis')}::text[])
+        WITH ORDINALITY AS q(id, sid, jti, n)
+      CROSS JOIN LATERAL (SELECT ${tokenActive(schema, sql`q.sid`, sql`q.jti`)} AS active) t
+      LEFT JOIN ${table(schema, 'beneficiaries')} b ON t.active AND b.id = q.id
+      ORDER BY q.n`)
+    this.#reads = new PostgresBatcher((reads) => this.#readAll(reads), batching)
     this.#writes = new PostgresBeneficiaryWrites(schema)
+    this.#creates = new PostgresCreates(pool, schema, this.#writes, batching)
     this.#history = new PostgresHistory(schema)
     this.#claims = new PostgresIdempotencyClaims(schema)
     this.#list = new PostgresBeneficiaryList(pool, schema)
@@ -94,11 +110,22 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
   /** `get` and `SessionStore.isTokenActive` in one statement, so one round trip. */
   async getForToken(id: number, token: TokenIdentity): Promise<TokenRead> {
     this.#assertOpen()
-    const values = (
-      await this.#selectForToken.arrays(this.#pool, { id, sid: token.sessionId, jti: token.jti })
-    )[0]!
-    if (values[RECORD_COLUMNS.length] !== true) return { active: false }
-    return { active: true, record: values[0] === null ? undefined : recordOf(values) }
+    return this.#reads.submit({ id, token })
+  }
+
+  /** The reads of one batch: one statement for one, another for many. */
+  async #readAll(reads: readonly Read[]): Promise<TokenRead[]> {
+    if (reads.length === 1) {
+      const { id, token } = reads[0]!
+      const values = { id, sid: token.sessionId, jti: token.jti }
+      return [tokenReadOf((await this.#selectForToken.arrays(this.#pool, values))[0]!)]
+    }
+    const rows = await this.#selectManyForToken.arrays(this.#pool, {
+      ids: reads.map((read) => read.id),
+      sids: reads.map((read) => read.token.sessionId),
+      jtis: reads.map((read) => read.token.jti),
+    })
+    return rows.map(tokenReadOf)
   }
 
   /** One page of summaries matching `query`, with the exact total count. */
@@ -124,17 +151,20 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
     const values = { ...toColumns(record, 1, sortKeys(record)), ...entryValues(entry) }
     try {
       if (idempotency === undefined) {
-        const rows = await this.#writes.create.arrays(this.#pool, values)
+        const id = idOf(await this.#creates.submit({ values, claimed: false }))
         this.#list.noteWrite()
-        return { kind: 'created', record: toRecordFrom(record, rows[0]![0] as number) }
+        return { kind: 'created', record: toRecordFrom(record, id!) }
       }
-      const claimed = { ...values, ...claimValues(idempotency) }
+      const claimed = { values: { ...values, ...claimValues(idempotency) }, claimed: true }
       for (let attempt = 1; ; attempt++) {
-        const rows = await this.#writes.createClaimed.arrays(this.#pool, claimed)
-        if (rows.length > 0) {
+        // A create that found a claim in its way tries again alone, with its own clock.
+        const id = idOf(
+          await (attempt === 1 ? this.#creates.submit(claimed) : this.#creates.one(claimed)),
+        )
+        if (id !== undefined) {
           this.#list.noteWrite()
           if (this.#claims.purgeDue()) this.#purge(idempotency.now)
-          return { kind: 'created', record: toRecordFrom(record, rows[0]![0] as number) }
+          return { kind: 'created', record: toRecordFrom(record, id) }
         }
         // A live claim kept the create from writing; a new statement sees it committed.
         const held = await this.#claims.held(this.#pool, idempotency)
@@ -241,6 +271,24 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
   #purge(now: number): void {
     this.#track(this.#claims.purge(this.#pool, now).catch(() => undefined))
   }
+}
+
+/** The id a create wrote, `undefined` when a claim held its key; throws what kept it from writing. */
+function idOf(result: CreateResult): number | undefined {
+  if ('error' in result) throw result.error
+  return result.id
+}
+
+/** A read of `getForToken`, waiting for its batch. */
+interface Read {
+  readonly id: number
+  readonly token: TokenIdentity
+}
+
+/** The record's columns then whether the token is active, as a `getForToken` row holds them. */
+function tokenReadOf(values: readonly unknown[]): TokenRead {
+  if (values[RECORD_COLUMNS.length] !== true) return { active: false }
+  return { active: true, record: values[0] === null ? undefined : recordOf(values) }
 }
 
 /**

@@ -48,6 +48,14 @@ export interface PostgresStorageOptions {
    * `StorageUnavailableError`, and so does one the server has not answered two seconds later.
    */
   readonly statementTimeoutMs?: number
+  /**
+   * How reads and token checks that arrive together are sent as one statement (see
+   * `PostgresBatcher`): at most `inFlight` such statements at once (default 2), each for at
+   * most `size` calls (default 64). A call made while the service is idle goes out at once,
+   * alone; only calls that would otherwise queue for PostgreSQL wait for the next batch.
+   * `inFlight` above the pool's size gains nothing.
+   */
+  readonly batching?: { readonly inFlight?: number; readonly size?: number }
 }
 
 /** Defaults of {@link PostgresStorageOptions}. */
@@ -56,6 +64,7 @@ export const POSTGRES_DEFAULTS = Object.freeze({
   schema: 'public',
   connectionTimeoutMs: 5000,
   statementTimeoutMs: 10_000,
+  batching: Object.freeze({ inFlight: 2, size: 64 }),
 })
 
 /** A schema name the adapter accepts: a plain identifier, so it never needs quoting rules. */

@@ -1,5 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
+import type { TokenIdentity } from '../../core/ports/beneficiary-store.js'
 import type { RevokedToken, SessionRecord, SessionStore } from '../../core/ports/session-store.js'
+import { PostgresBatcher, type BatchLimits } from './postgres-batcher.js'
 import { table } from './postgres-counters.js'
 import type { PostgresPool } from './postgres-driver.js'
 import { builderFor, PostgresQuery, slot } from './postgres-query.js'
@@ -34,13 +36,16 @@ export class PostgresSessionStore implements SessionStore {
   readonly #selectByHash: PostgresQuery
   readonly #revoke: PostgresQuery
   readonly #active: PostgresQuery
+  readonly #activeMany: PostgresQuery
+  readonly #checks: PostgresBatcher<TokenIdentity, boolean>
 
   /**
    * @param pool Where every statement runs.
    * @param schema The schema of the tables, migrated.
    * @param assertOpen Throws when the owning storage is closed; called first by every method.
+   * @param batching How checks of tokens that arrive together are sent as one statement.
    */
-  constructor(pool: PostgresPool, schema: string, assertOpen: () => void) {
+  constructor(pool: PostgresPool, schema: string, assertOpen: () => void, batching: BatchLimits) {
     this.#pool = pool
     this.#assertOpen = assertOpen
     const db = builderFor(schema)
@@ -80,6 +85,11 @@ export class PostgresSessionStore implements SessionStore {
         ON CONFLICT (jti) DO UPDATE SET expires_at = greatest(t.expires_at, excluded.expires_at))
       SELECT 1`)
     this.#active = new PostgresQuery(sql`SELECT ${tokenActive(schema)}`)
+    this.#activeMany = new PostgresQuery(sql`
+      SELECT ${tokenActive(schema, sql`q.sid`, sql`q.jti`)}
+      FROM unnest(${slot('sids')}::text[], ${slot('jtis')}::text[]) WITH ORDINALITY AS q(sid, jti, n)
+      ORDER BY q.n`)
+    this.#checks = new PostgresBatcher((tokens) => this.#checkAll(tokens), batching)
   }
 
   /**
@@ -124,26 +134,43 @@ export class PostgresSessionStore implements SessionStore {
 
   /**
    * False when the session is unknown or revoked, its client unknown or revoked, or `jti`
-   * revoked: one round trip, a prepared statement.
+   * revoked: one prepared statement, shared with the checks that arrive at the same time.
    */
   async isTokenActive(sessionId: string, jti: string): Promise<boolean> {
     this.#assertOpen()
-    return (await this.#active.arrays(this.#pool, { sid: sessionId, jti }))[0]![0] === true
+    return this.#checks.submit({ sessionId, jti })
+  }
+
+  /** The checks of one batch: one statement for one, another for many. */
+  async #checkAll(tokens: readonly TokenIdentity[]): Promise<boolean[]> {
+    if (tokens.length === 1) {
+      const { sessionId: sid, jti } = tokens[0]!
+      return [(await this.#active.arrays(this.#pool, { sid, jti }))[0]![0] === true]
+    }
+    const rows = await this.#activeMany.arrays(this.#pool, {
+      sids: tokens.map((token) => token.sessionId),
+      jtis: tokens.map((token) => token.jti),
+    })
+    return rows.map((row) => row[0] === true)
   }
 }
 
 /**
- * Whether the token of the slots `sid` and `jti` is active, as a boolean SQL expression: three
- * unique-index lookups (session, client, revoked `jti`). `isTokenActive` asks it alone; the
+ * Whether the token of `sid` and `jti` (by default the slots of those names) is active, as a
+ * boolean SQL expression: three unique-index lookups (session, client, revoked `jti`). `isTokenActive` asks it alone; the
  * beneficiary store asks it with the read of a record (`getForToken`).
  */
-export function tokenActive(schema: string): RawBuilder<boolean> {
+export function tokenActive(
+  schema: string,
+  sid: RawBuilder<unknown> = sql`${slot('sid')}::text`,
+  jti: RawBuilder<unknown> = sql`${slot('jti')}::text`,
+): RawBuilder<boolean> {
   return sql<boolean>`EXISTS (
     SELECT 1 FROM ${table(schema, 'sessions')} s
     JOIN ${table(schema, 'clients')} c ON c.id = s.client_id
-    WHERE s.id = ${slot('sid')}::text AND s.revoked_at IS NULL AND c.revoked_at IS NULL
+    WHERE s.id = ${sid} AND s.revoked_at IS NULL AND c.revoked_at IS NULL
       AND NOT EXISTS (
-        SELECT 1 FROM ${table(schema, 'revoked_tokens')} WHERE jti = ${slot('jti')}::text))`
+        SELECT 1 FROM ${table(schema, 'revoked_tokens')} r WHERE r.jti = ${jti}))`
 }
 
 function toSession(row: readonly unknown[]): SessionRecord {

@@ -1,4 +1,5 @@
 import type { Storage } from '../../core/ports/storage.js'
+import type { BatchLimits } from './postgres-batcher.js'
 import { PostgresBeneficiaryStore } from './postgres-beneficiary-store.js'
 import { PostgresClientStore } from './postgres-client-store.js'
 import {
@@ -61,8 +62,14 @@ export class PostgresStorage implements Storage {
   /** Use {@link openPostgresStorage}. */
   constructor(
     pool: PostgresPool,
-    options: { schema: string; ownsPool: boolean; migrationsApplied: readonly string[] },
+    options: {
+      schema: string
+      ownsPool: boolean
+      migrationsApplied: readonly string[]
+      batching?: BatchLimits
+    },
   ) {
+    const batching = options.batching ?? POSTGRES_DEFAULTS.batching
     this.#pool = pool
     this.#ownsPool = options.ownsPool
     this.schema = options.schema
@@ -72,9 +79,15 @@ export class PostgresStorage implements Storage {
       this.#background.add(work)
       void work.finally(() => this.#background.delete(work))
     }
-    this.beneficiaries = new PostgresBeneficiaryStore(pool, this.schema, assertOpen, track)
+    this.beneficiaries = new PostgresBeneficiaryStore(
+      pool,
+      this.schema,
+      assertOpen,
+      track,
+      batching,
+    )
     this.clients = new PostgresClientStore(pool, this.schema, assertOpen)
-    this.sessions = new PostgresSessionStore(pool, this.schema, assertOpen)
+    this.sessions = new PostgresSessionStore(pool, this.schema, assertOpen, batching)
     this.signingKeys = new PostgresSigningKeyStore(pool, this.schema, assertOpen)
   }
 
@@ -157,6 +170,7 @@ export async function openPostgresStorage(
 ): Promise<PostgresStorage> {
   const schema = schemaOf(options)
   const given = options.pool
+  const batching = batchingOf(options.batching)
   if ((given === undefined) === (options.connectionString === undefined)) {
     throw new TypeError('give either connectionString or pool')
   }
@@ -224,9 +238,19 @@ export async function openPostgresStorage(
       schema,
       ownsPool: given === undefined,
       migrationsApplied: applied,
+      batching,
     })
   } catch (error) {
     if (given === undefined) await pool.end().catch(() => undefined)
     throw error
+  }
+}
+
+/** The batch limits of `options.batching`, checked, with their defaults. */
+function batchingOf(given: PostgresStorageOptions['batching']): BatchLimits {
+  const defaults = POSTGRES_DEFAULTS.batching
+  return {
+    inFlight: integerOption('batching.inFlight', given?.inFlight, defaults.inFlight, 1, 1000),
+    size: integerOption('batching.size', given?.size, defaults.size, 1, 10_000),
   }
 }
