@@ -66,9 +66,9 @@ const INPUT_KEYS = [
  * commit) instead of one each, with `PostgresBatcher`: the claims, the records, their entries
  * and their counters, as the single statements of `PostgresBeneficiaryWrites` write them. A batch
  * of one runs the single statement. When the batch's statement fails for any reason other than
- * the storage being unreachable (a fiscal code taken, two creates of the batch with one key), it
- * wrote nothing, and each create runs again alone, so that each fails or succeeds on its own, as
- * it would have without the batch.
+ * the storage being out of reach (a fiscal code taken, two creates of the batch with one key, a
+ * deadlock with another batch), it wrote nothing, and each create runs again alone, so that each
+ * fails or succeeds on its own, as it would have without the batch.
  */
 export class PostgresCreates {
   readonly #pool: Queryable
@@ -109,7 +109,7 @@ export class PostgresCreates {
     try {
       return await this.#together(creates)
     } catch (error) {
-      if (error instanceof StorageUnavailableError) throw error
+      if (unavailable(error)) throw error
       return Promise.all(creates.map((create) => this.one(create)))
     }
   }
@@ -133,6 +133,17 @@ export class PostgresCreates {
       results[n as number] = { id: (id ?? undefined) as number | undefined }
     return results
   }
+}
+
+/**
+ * Whether a batch's failure is the storage's, not its creates': PostgreSQL or a connection out of
+ * reach (then running each create alone would only fail again, later). A deadlock between two
+ * batches is not: each create alone then takes its locks in the single statement's order.
+ */
+function unavailable(error: unknown): boolean {
+  if (!(error instanceof StorageUnavailableError)) return false
+  const code = (error.cause as { code?: unknown } | undefined)?.code
+  return code !== '40P01' && code !== '40001'
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   type PostgresPool,
   type PostgresStorage,
 } from '../../../adapters/postgres/index.js'
+import { StorageUnavailableError } from '../../../core/errors.js'
 import type { CreateOutcome, NewBeneficiary } from '../../../core/ports/beneficiary-store.js'
 import {
   claim,
@@ -26,6 +27,8 @@ describe('PostgreSQL: calls made together are batched', { skip }, () => {
   const test = useTestSchema('batching')
   /** The text of every statement the storage sent, from the last `beforeEach` on. */
   let sent: string[] = []
+  /** When set, a batch of creates fails with a driver error of this code, before it is sent. */
+  let failBatchWith: string | undefined
   let storage: PostgresStorage
 
   before(async () => {
@@ -33,6 +36,10 @@ describe('PostgreSQL: calls made together are batched', { skip }, () => {
     const recording: PostgresPool = {
       query: (config) => {
         sent.push(config.text)
+        if (failBatchWith !== undefined && config.text.includes('json_to_recordset')) {
+          const error = Object.assign(new Error('refused by the test'), { code: failBatchWith })
+          return Promise.reject(error)
+        }
         return (pool as unknown as PostgresPool).query(config)
       },
       connect: () => pool.connect(),
@@ -44,6 +51,7 @@ describe('PostgreSQL: calls made together are batched', { skip }, () => {
   after(() => storage.close())
   beforeEach(() => {
     sent = []
+    failBatchWith = undefined
   })
 
   const batches = (marker: string): number => sent.filter((text) => text.includes(marker)).length
@@ -122,6 +130,26 @@ describe('PostgreSQL: calls made together are batched', { skip }, () => {
       listQuery({ search: [records[0]!.first_name.toLowerCase()] }),
     )
     assert.equal(page.total, 1)
+  })
+
+  it('fails the creates of a batch PostgreSQL could not take, without trying each alone', async () => {
+    failBatchWith = 'ECONNREFUSED'
+    const settled = await Promise.allSettled([someone(), someone()].map((r) => create(r)))
+    for (const s of settled) {
+      assert.equal(s.status, 'rejected')
+      if (s.status === 'rejected') assert.ok(s.reason instanceof StorageUnavailableError)
+    }
+    assert.deepEqual(sent.length, 1, 'only the batch was sent')
+  })
+
+  it('runs each create of a batch alone after a deadlock with another batch', async () => {
+    failBatchWith = '40P01'
+    const outcomes = await Promise.all([someone(), someone()].map((r) => create(r)))
+    assert.deepEqual(
+      outcomes.map((outcome) => outcome.kind),
+      ['created', 'created'],
+    )
+    assert.equal(sent.length, 3, 'the batch, then each alone')
   })
 
   it('writes one record for the creates of a batch that share an Idempotency-Key', async () => {
