@@ -1,6 +1,10 @@
+import { StorageUnavailableError } from '../../core/errors.js'
+
 /** One call waiting for its batch. */
 interface Waiting<Item, Result> {
   readonly item: Item
+  /** When it was made, by the batcher's clock. */
+  readonly since: number
   readonly resolve: (result: Result) => void
   readonly reject: (error: unknown) => void
 }
@@ -11,6 +15,11 @@ export interface BatchLimits {
   readonly inFlight: number
   /** Calls in one batch at most. */
   readonly size: number
+  /**
+   * How long a call may wait for its batch to be sent, in milliseconds: past it, it fails with
+   * `StorageUnavailableError('busy')`, as a call waiting for a connection of a busy pool does.
+   */
+  readonly maxWaitMs: number
 }
 
 /**
@@ -22,36 +31,70 @@ export interface BatchLimits {
  * statement's, not the row's.
  *
  * `run` answers the batch's items in their order, or throws: then every call of the batch
- * fails with that error (a batch whose calls can fail one by one says so in its results).
+ * fails with that error (a batch whose calls can fail one by one says so in its results). A call
+ * never waits for its batch longer than `maxWaitMs` (PostgreSQL stuck on a lock, say): the
+ * running batches are bounded by the statement timeout, the waiting calls by this.
  */
 export class PostgresBatcher<Item, Result> {
   readonly #run: (items: readonly Item[]) => Promise<readonly Result[]>
   readonly #limits: BatchLimits
+  readonly #now: () => number
   readonly #flushLater = (): void => this.#flush()
+  readonly #expireLater = (): void => this.#expire()
   #waiting: Waiting<Item, Result>[] = []
   #running = 0
   #scheduled = false
+  #expiry: NodeJS.Timeout | undefined
 
-  constructor(run: (items: readonly Item[]) => Promise<readonly Result[]>, limits: BatchLimits) {
-    if (!(limits.inFlight >= 1 && limits.size >= 1)) {
+  /** @param now Milliseconds on a monotonic clock, for the waits; `performance.now` by default. */
+  constructor(
+    run: (items: readonly Item[]) => Promise<readonly Result[]>,
+    limits: BatchLimits,
+    now: () => number = () => performance.now(),
+  ) {
+    if (!(limits.inFlight >= 1 && limits.size >= 1 && limits.maxWaitMs >= 1)) {
       throw new TypeError('batch limits must be at least 1')
     }
     this.#run = run
     this.#limits = { ...limits }
+    this.#now = now
   }
 
   /** Adds `item` to the next batch; settles with its result once that batch ran. */
   submit(item: Item): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
-      this.#waiting.push({ item, resolve, reject })
+      this.#waiting.push({ item, since: this.#now(), resolve, reject })
       this.#schedule()
     })
   }
 
   #schedule(): void {
-    if (this.#scheduled || this.#running >= this.#limits.inFlight) return
-    this.#scheduled = true
-    setImmediate(this.#flushLater)
+    if (this.#running >= this.#limits.inFlight) {
+      this.#expireOldest()
+    } else if (!this.#scheduled) {
+      this.#scheduled = true
+      setImmediate(this.#flushLater)
+    }
+  }
+
+  /** Arms the timer that fails the oldest waiting call when its wait is over. */
+  #expireOldest(): void {
+    const oldest = this.#waiting[0]
+    if (this.#expiry !== undefined || oldest === undefined) return
+    const left = oldest.since + this.#limits.maxWaitMs - this.#now()
+    this.#expiry = setTimeout(this.#expireLater, Math.max(0, left))
+    this.#expiry.unref()
+  }
+
+  #expire(): void {
+    this.#expiry = undefined
+    const deadline = this.#now() - this.#limits.maxWaitMs
+    let expired = 0
+    while (expired < this.#waiting.length && this.#waiting[expired]!.since <= deadline) expired++
+    for (const waiting of this.#waiting.splice(0, expired)) {
+      waiting.reject(new StorageUnavailableError('busy'))
+    }
+    this.#schedule()
   }
 
   #flush(): void {
@@ -60,6 +103,10 @@ export class PostgresBatcher<Item, Result> {
       const batch = this.#waiting.splice(0, this.#limits.size)
       this.#running++
       void this.#send(batch)
+    }
+    if (this.#waiting.length === 0 && this.#expiry !== undefined) {
+      clearTimeout(this.#expiry)
+      this.#expiry = undefined
     }
   }
 

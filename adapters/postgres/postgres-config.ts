@@ -19,8 +19,9 @@ export interface PostgresStorageOptions {
   readonly connectionString?: string
   /**
    * A ready-made pool (a `pg.Pool`, say). The caller owns it: `close()` leaves it open, and
-   * `poolSize`, `connectionTimeoutMs` and `statementTimeoutMs` do not apply (set them on the
-   * pool: `max`, `connectionTimeoutMillis`, `statement_timeout`). Attach an `error` listener to
+   * `poolSize`, `connectionTimeoutMs` and `statementTimeoutMs` do not apply to it (set them on
+   * the pool: `max`, `connectionTimeoutMillis`, `statement_timeout`; `connectionTimeoutMs`
+   * still bounds the wait for a batch). Attach an `error` listener to
    * it, as node-postgres requires of every pool.
    */
   readonly pool?: PostgresPool
@@ -53,7 +54,8 @@ export interface PostgresStorageOptions {
    * `PostgresBatcher`): at most `inFlight` such statements at once (default 2), each for at
    * most `size` calls (default 64). A call made while the service is idle goes out at once,
    * alone; only calls that would otherwise queue for PostgreSQL wait for the next batch.
-   * `inFlight` above the pool's size gains nothing.
+   * `inFlight` above the pool's size gains nothing. A call waits for its batch at most
+   * `connectionTimeoutMs` (then a `StorageUnavailableError`, a 503), as for a connection.
    */
   readonly batching?: { readonly inFlight?: number; readonly size?: number }
 }

@@ -69,7 +69,10 @@ export class PostgresStorage implements Storage {
       batching?: BatchLimits
     },
   ) {
-    const batching = options.batching ?? POSTGRES_DEFAULTS.batching
+    const batching = options.batching ?? {
+      ...POSTGRES_DEFAULTS.batching,
+      maxWaitMs: POSTGRES_DEFAULTS.connectionTimeoutMs,
+    }
     this.#pool = pool
     this.#ownsPool = options.ownsPool
     this.schema = options.schema
@@ -170,7 +173,14 @@ export async function openPostgresStorage(
 ): Promise<PostgresStorage> {
   const schema = schemaOf(options)
   const given = options.pool
-  const batching = batchingOf(options.batching)
+  const connectionTimeoutMs = integerOption(
+    'connectionTimeoutMs',
+    options.connectionTimeoutMs,
+    POSTGRES_DEFAULTS.connectionTimeoutMs,
+    1,
+    600_000,
+  )
+  const batching = batchingOf(options.batching, connectionTimeoutMs)
   if ((given === undefined) === (options.connectionString === undefined)) {
     throw new TypeError('give either connectionString or pool')
   }
@@ -182,13 +192,6 @@ export async function openPostgresStorage(
       throw new TypeError('connectionString must be a postgres:// URL')
     }
     const max = integerOption('poolSize', options.poolSize, POSTGRES_DEFAULTS.poolSize, 1, 1000)
-    const connectionTimeoutMs = integerOption(
-      'connectionTimeoutMs',
-      options.connectionTimeoutMs,
-      POSTGRES_DEFAULTS.connectionTimeoutMs,
-      1,
-      600_000,
-    )
     const statementTimeoutMs = integerOption(
       'statementTimeoutMs',
       options.statementTimeoutMs,
@@ -246,11 +249,15 @@ export async function openPostgresStorage(
   }
 }
 
-/** The batch limits of `options.batching`, checked, with their defaults. */
-function batchingOf(given: PostgresStorageOptions['batching']): BatchLimits {
+/**
+ * The batch limits of `options.batching`, checked, with their defaults; a call waits for its
+ * batch at most as long as for a connection.
+ */
+function batchingOf(given: PostgresStorageOptions['batching'], maxWaitMs: number): BatchLimits {
   const defaults = POSTGRES_DEFAULTS.batching
   return {
     inFlight: integerOption('batching.inFlight', given?.inFlight, defaults.inFlight, 1, 1000),
     size: integerOption('batching.size', given?.size, defaults.size, 1, 10_000),
+    maxWaitMs,
   }
 }
