@@ -101,7 +101,7 @@ const scenarios = selectScenarios(values.only)
 const targets = pick('--targets', values.targets, TARGETS) as TargetName[]
 
 const group = new ProcessGroup()
-/** Where the generated paths are, once written. */
+/** Where the generated paths are, once written; deleted when the process exits, however. */
 let pathsDir: string | undefined
 process.on('exit', () => {
   group.killAllNow()
@@ -121,7 +121,6 @@ try {
   process.exitCode = 1
 } finally {
   await group.stopAll()
-  if (pathsDir !== undefined) rmSync(pathsDir, { recursive: true, force: true })
 }
 
 async function main(): Promise<void> {

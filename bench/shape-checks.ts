@@ -32,8 +32,11 @@ export function checkShapes(measurements: readonly Measurement[]): Check[] {
     checks.push({
       target,
       goal: `list shapes: worst CPU <= ${SHAPE_CPU_US} µs/req`,
-      actual: `${costly.scenario}, ${costly.cpuUsPerRequest.toFixed(1)} µs/req`,
-      met: costly.cpuUsPerRequest <= SHAPE_CPU_US,
+      actual:
+        costly.requests === 0
+          ? `${costly.scenario}: no request answered`
+          : `${costly.scenario}, ${costly.cpuUsPerRequest.toFixed(1)} µs/req`,
+      met: costly.requests > 0 && costly.cpuUsPerRequest <= SHAPE_CPU_US,
     })
   }
   for (const m of onSqlite.filter((o) => o.scenario === 'update')) {

@@ -20,7 +20,7 @@ export interface RankedShape {
   readonly stealPercent: number
   /** The highest p99 of the target's classes, or a class with no answer at all (the first). */
   readonly worstP99: boolean
-  /** The highest CPU per request of the target's classes. */
+  /** The highest CPU per request of the target's classes, or a class with no answer at all. */
   readonly worstCpu: boolean
 }
 
@@ -62,8 +62,8 @@ export function rankShapes(measurements: readonly Measurement[]): ShapeRanking[]
   const targets = [...new Set(measurements.filter(isShape).map((m) => m.target))]
   return targets.map((target) => {
     const own = measurements.filter((m) => m.target === target && isShape(m))
-    const ranked = [...own].sort((a, b) => worseness(b) - worseness(a))
-    const worstCpu = Math.max(...own.map((m) => m.cpuUsPerRequest))
+    const ranked = [...own].sort((a, b) => worseness(b, 'p99Ms') - worseness(a, 'p99Ms'))
+    const worstCpu = Math.max(...own.map((m) => worseness(m, 'cpuUsPerRequest')))
     return {
       target,
       classes: ranked.map((m, i) => ({
@@ -77,15 +77,20 @@ export function rankShapes(measurements: readonly Measurement[]): ShapeRanking[]
         socketErrors: m.socketErrors,
         stealPercent: m.stealPercent,
         worstP99: i === 0,
-        worstCpu: m.cpuUsPerRequest === worstCpu,
+        worstCpu: worseness(m, 'cpuUsPerRequest') === worstCpu,
       })),
     }
   })
 }
 
-/** A class none of whose requests was answered in time is the worst of all. */
-function worseness(m: Measurement): number {
-  return m.requests === 0 ? Infinity : m.p99Ms
+/** A class none of whose requests was answered in time is the worst of all, in both figures. */
+function worseness(m: Measurement, figure: 'p99Ms' | 'cpuUsPerRequest'): number {
+  return m.requests === 0 ? Infinity : m[figure]
+}
+
+/** A figure of answered requests, or `—` when there was none. */
+function figure(requests: number, value: number, digits: number): string {
+  return requests === 0 ? '—' : value.toFixed(digits)
 }
 
 /** The mixed scenario of every target that ran it, with its reads-only run beside it. */
@@ -139,9 +144,9 @@ export function formatShapeTable(rankings: readonly ShapeRanking[]): string {
       c.scenario,
       Math.round(c.requestsPerSecond).toLocaleString('en-US'),
       c.requests.toLocaleString('en-US'),
-      c.p50Ms.toFixed(2),
-      c.p99Ms.toFixed(2),
-      c.cpuUsPerRequest.toFixed(1),
+      figure(c.requests, c.p50Ms, 2),
+      figure(c.requests, c.p99Ms, 2),
+      figure(c.requests, c.cpuUsPerRequest, 1),
       String(c.non2xx),
       String(c.socketErrors),
       c.stealPercent.toFixed(1),
@@ -163,8 +168,8 @@ export function formatMixedTable(summaries: readonly MixedSummary[]): string {
       f.requests.toLocaleString('en-US'),
       `${((100 * f.requests) / Math.max(1, total)).toFixed(1)} %`,
       Math.round(f.requestsPerSecond).toLocaleString('en-US'),
-      f.p50Ms.toFixed(2),
-      f.p99Ms.toFixed(2),
+      figure(f.requests, f.p50Ms, 2),
+      figure(f.requests, f.p99Ms, 2),
     ]
     const alone = s.readsOnly
     return [
@@ -180,8 +185,8 @@ export function formatMixedTable(summaries: readonly MixedSummary[]): string {
               alone.requests.toLocaleString('en-US'),
               '',
               Math.round(alone.requestsPerSecond).toLocaleString('en-US'),
-              alone.p50Ms.toFixed(2),
-              alone.p99Ms.toFixed(2),
+              figure(alone.requests, alone.p50Ms, 2),
+              figure(alone.requests, alone.p99Ms, 2),
             ],
           ]),
     ]
