@@ -100,11 +100,12 @@ export const SHAPE_CLASSES: readonly ShapeClass[] = [
     name: 'search-filtered',
     description: 'search of any kind with a status, a date range or both, any sort or none',
     draw: ({ random, terms, counts }) => {
-      const with_ = random.int(0, 2)
+      // 0: a status, 1: dates, 2: both.
+      const filters = random.int(0, 2)
       return {
         search: terms.any(random),
-        ...(with_ !== 1 && { status: anyStatus(random) }),
-        ...(with_ !== 0 && dateRange(random, counts)),
+        ...(filters !== 1 && { status: anyStatus(random) }),
+        ...(filters !== 0 && dateRange(random, counts)),
         sort: anySort(random),
       }
     },
