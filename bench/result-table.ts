@@ -21,6 +21,11 @@ export interface Measurement {
   readonly scenario: string
   readonly target: TargetName
   readonly requestsPerSecond: number
+  /**
+   * Requests answered during the measurement. wrk's latencies are those of answered requests
+   * only: when they are few, the ones still waiting at the end (the slowest) are missing from them.
+   */
+  readonly requests: number
   readonly p50Ms: number
   readonly p99Ms: number
   /** Responses with status 400 or more. */
@@ -37,6 +42,25 @@ export interface Measurement {
   readonly attempts: number
   /** The round of the run it was taken in, from 1 (see `keepMedianRounds`). */
   readonly round: number
+  /**
+   * Each load of a scenario that sends two at once (mixed: its reads, then its writes), with
+   * its own figures; the measurement's own req/s and CPU are those of every load together, its
+   * latencies those of the first.
+   */
+  readonly loads?: readonly LoadFigures[]
+}
+
+/** The figures of one load of a scenario, as its own wrk process measured them. */
+export interface LoadFigures {
+  /** `reads` or `writes`. */
+  readonly load: string
+  readonly connections: number
+  readonly requests: number
+  readonly requestsPerSecond: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly non2xx: number
+  readonly socketErrors: number
 }
 
 type Figure = 'requestsPerSecond' | 'p50Ms' | 'p99Ms' | 'cpuUsPerRequest'
@@ -103,11 +127,20 @@ export function formatTable(measurements: readonly Measurement[]): string {
       m.stealPercent.toFixed(1),
     ]
   })
+  return markdownTable(header, rows, 2)
+}
+
+/** A Markdown table: the first `textColumns` columns left-aligned, the others (figures) right. */
+export function markdownTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  textColumns: number,
+): string {
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => row[column]!.length)),
   )
   const line = (cells: readonly string[]) =>
-    `| ${cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join(' | ')} |`
-  const rule = `|${widths.map((width, column) => (column < 2 ? `${'-'.repeat(width + 1)}-` : `${'-'.repeat(width + 1)}:`)).join('|')}|`
+    `| ${cells.map((cell, column) => (column < textColumns ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join(' | ')} |`
+  const rule = `|${widths.map((width, column) => (column < textColumns ? `${'-'.repeat(width + 1)}-` : `${'-'.repeat(width + 1)}:`)).join('|')}|`
   return [line(header), rule, ...rows.map(line)].join('\n')
 }

@@ -15,16 +15,25 @@
  * times, and the one with the least steal kept. Both choices look at the run, never at which
  * target wins, and every target gets the same.
  *
+ * `--only shapes` measures instead each list shape class (`bench/list-shapes.ts`): requests
+ * drawn from the seeded data's own names and dates by a generator seeded with `--seed`, written
+ * to a file that wrk cycles through; `--only mixed` the reads of every kind with and without
+ * creates and updates beside them on a second wrk process. Both run on the service only.
+ *
  * Options: `--duration S` (5), `--rounds N` (3), `--warmup S` (2), `--connections N` (50),
- * `--rows N` (1,000,000), `--only get,list,…`, `--targets limit,peer,uws,node,pg-peer,pg,pg-redis,pg-redis-2`,
- * `--max-steal P` (2), `--retries N` (2).
+ * `--rows N` (1,000,000), `--only get,list,…,shapes,mixed`,
+ * `--targets limit,peer,uws,node,pg-peer,pg,pg-redis,pg-redis-2`, `--max-steal P` (2),
+ * `--retries N` (2), `--seed N` (1), `--paths N` (30,000 generated paths per class).
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { cpus, loadavg, release, totalmem } from 'node:os'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { prepareData, type BenchData } from './bench-data.js'
+import { readDataProfile } from './data-profile.js'
+import { ListShapes } from './list-shapes.js'
+import { measure, warmUp, type NamedLoad } from './measure.js'
 import { preparePgData, type PgBenchData } from './pg-bench-data.js'
 import { ProcessGroup } from './process-group.js'
 import {
@@ -35,13 +44,28 @@ import {
   type TargetName,
 } from './result-table.js'
 import { keepMedianRounds } from './rounds.js'
-import { SCENARIOS } from './scenarios.js'
+import { selectScenarios, type Load, type Scenario } from './scenarios.js'
+import { checkShapes } from './shape-checks.js'
+import {
+  formatMixedTable,
+  formatShapeTable,
+  isShape,
+  rankShapes,
+  summariseMixed,
+} from './shape-report.js'
 import { checkTargets, formatChecks } from './target-checks.js'
-import { machineCpuTicks, peakRssMb, processCpuMs, startTarget } from './targets.js'
-import { ensureWrk, runWrk } from './wrk-runner.js'
+import { startTarget } from './targets.js'
+import { ensureWrk } from './wrk-runner.js'
 
 const SERVER_CORE = 0
 const LOAD_CORE = 1
+/** Paths of each set for the warm-ups. */
+const WARMUP_PATHS = 5_000
+/** Width of a scenario's name in the progress lines (`filter-status-date`). */
+const NAME_WIDTH = 18
+
+/** The paths of a warm-up and those of the measured run come from different seeds. */
+type Phase = 'warmup' | 'measure'
 
 const distRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const repoRoot = resolve(distRoot, '..')
@@ -59,6 +83,8 @@ const { values } = parseArgs({
     targets: { type: 'string', default: TARGETS.join(',') },
     'max-steal': { type: 'string', default: '2' },
     retries: { type: 'string', default: '2' },
+    seed: { type: 'string', default: '1' },
+    paths: { type: 'string', default: '30000' },
   },
 })
 
@@ -69,15 +95,18 @@ const connections = wholeNumber('--connections', values.connections, 1, 10_000)
 const rows = wholeNumber('--rows', values.rows, 1_000, 100_000_000)
 const maxStealPercent = wholeNumber('--max-steal', values['max-steal'], 0, 100)
 const retries = wholeNumber('--retries', values.retries, 0, 5)
-const scenarios = pick(
-  '--only',
-  values.only,
-  SCENARIOS.map((s) => s.name),
-).map((name) => SCENARIOS.find((s) => s.name === name)!)
+const seed = wholeNumber('--seed', values.seed, 0, 2 ** 31 - 1)
+const pathsPerSet = wholeNumber('--paths', values.paths, 100, 1_000_000)
+const scenarios = selectScenarios(values.only)
 const targets = pick('--targets', values.targets, TARGETS) as TargetName[]
 
 const group = new ProcessGroup()
-process.on('exit', () => group.killAllNow())
+/** Where the generated paths are, once written; deleted when the process exits, however. */
+let pathsDir: string | undefined
+process.on('exit', () => {
+  group.killAllNow()
+  if (pathsDir !== undefined) rmSync(pathsDir, { recursive: true, force: true })
+})
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     console.error(`\n${signal}: stopping every process the benchmark started`)
@@ -104,6 +133,10 @@ async function main(): Promise<void> {
     `data: ${data.rows.toLocaleString('en-US')} rows, search "${data.searchPrefix}", ` +
       `filter ${data.createdFrom}..${data.createdTo}, detail ${data.detailBytes} bytes`,
   )
+  const sets = [...new Set(scenarios.flatMap((s) => [s.paths, s.alongside?.paths]))].filter(
+    (set) => set !== undefined,
+  )
+  if (sets.length > 0) pathsDir = writePaths(data.serviceDb, sets)
   console.log(
     `load: wrk, 1 thread, ${connections} connections, ${warmupSeconds} s warm-up + ` +
       `${durationSeconds} s per scenario; server on core ${SERVER_CORE}, wrk on core ${LOAD_CORE}\n`,
@@ -126,7 +159,12 @@ async function main(): Promise<void> {
     // Other work on the machine skews absolute figures; the ratios inside one run much less.
     loadAverageAtEnd: loadavg().map((load) => Math.round(load * 100) / 100),
   }
-  const checks = checkTargets(measurements)
+  const checks = [...checkTargets(measurements), ...checkShapes(measurements)]
+  const fixed = measurements.filter(
+    (m) => !isShape(m) && m.scenario !== 'mixed' && m.scenario !== 'reads-only',
+  )
+  const shapes = rankShapes(measurements)
+  const mixed = summariseMixed(measurements)
   console.log(
     `\n${date.toISOString()} on ${machine.cpu} (${machine.cores} cores), node ${machine.node}, load average ${machine.loadAverageAtEnd.join(' ')}`,
   )
@@ -134,7 +172,11 @@ async function main(): Promise<void> {
     `${data.rows.toLocaleString('en-US')} rows, ${connections} connections, ` +
       `${durationSeconds} s per scenario, the median of ${rounds} round${rounds === 1 ? '' : 's'}\n`,
   )
-  console.log(formatTable(measurements))
+  if (fixed.length > 0) console.log(formatTable(fixed))
+  if (shapes.length > 0) {
+    console.log(`\nList shapes (seed ${seed}), worst p99 first:\n\n${formatShapeTable(shapes)}`)
+  }
+  if (mixed.length > 0) console.log(`\nMixed reads and writes:\n\n${formatMixedTable(mixed)}`)
   if (checks.length > 0) console.log(`\n${formatChecks(checks)}`)
 
   const resultsDir = join(benchDir, 'results')
@@ -162,6 +204,8 @@ async function main(): Promise<void> {
           scenarios: scenarios.map((s) => s.name),
           maxStealPercent,
           retries,
+          seed,
+          pathsPerSet,
         },
         data: {
           rows: data.rows,
@@ -172,6 +216,8 @@ async function main(): Promise<void> {
           peerSynchronous: data.peerSynchronous,
         },
         measurements,
+        shapes,
+        mixed,
         checks,
         rounds: taken,
       },
@@ -190,7 +236,7 @@ async function runRound(
 ): Promise<Measurement[]> {
   const measurements: Measurement[] = []
   for (const targetName of targets) {
-    const applicable = scenarios.filter((s) => targetName !== 'limit' || s.name === 'get')
+    const applicable = scenarios.filter((s) => s.runsOn(targetName))
     if (applicable.length === 0) continue
     const target = await startTarget(targetName, {
       group,
@@ -203,22 +249,18 @@ async function runRound(
     })
     try {
       for (const scenario of applicable) {
-        const run = {
-          script: join(benchDir, 'wrk', `${scenario.script}.lua`),
-          baseUrl: target.baseUrl,
-          connections,
-          core: LOAD_CORE,
-          env: {
-            BENCH_LUA_DIR: join(benchDir, 'wrk'),
-            BENCH_TOKEN: target.token ?? '',
-            ...scenario.env(data),
-          },
-        }
+        const loadsFor = (phase: Phase) => loadsOf(scenario, data, target, phase)
         await target.idle()
-        if (warmupSeconds > 0) await runWrk(group, { ...run, durationSeconds: warmupSeconds })
+        if (warmupSeconds > 0) await warmUp(group, loadsFor('warmup'), warmupSeconds)
         await target.idle()
-        const take = (attempt: number) =>
-          measure(target.pids, targetName, scenario.name, run, round, attempt)
+        const label = `${targetName.padEnd(5)} ${scenario.name.padEnd(NAME_WIDTH)}`
+        const take = (attempts: number) =>
+          measure(group, target.pids, loadsFor('measure'), durationSeconds, {
+            target: targetName,
+            scenario: scenario.name,
+            round,
+            attempts,
+          })
         let measurement = await take(1)
         for (
           let attempt = 2;
@@ -226,8 +268,7 @@ async function runRound(
           attempt++
         ) {
           console.log(
-            `${targetName.padEnd(5)} ${scenario.name.padEnd(7)} steal ` +
-              `${measurement.stealPercent.toFixed(1)} % > ${maxStealPercent} %: measuring again`,
+            `${label} steal ${measurement.stealPercent.toFixed(1)} % > ${maxStealPercent} %: measuring again`,
           )
           await target.idle()
           const again = await take(attempt)
@@ -237,13 +278,17 @@ async function runRound(
               : { ...measurement, attempts: attempt }
         }
         measurements.push(measurement)
+        const loads = (measurement.loads ?? [])
+          .map((l) => `  ${l.load} p50 ${l.p50Ms.toFixed(2)} p99 ${l.p99Ms.toFixed(2)} ms`)
+          .join('')
         console.log(
-          `${targetName.padEnd(5)} ${scenario.name.padEnd(7)} ${rounds > 1 ? `r${round} ` : ''}` +
+          `${label} ${rounds > 1 ? `r${round} ` : ''}` +
             `${Math.round(measurement.requestsPerSecond).toLocaleString('en-US').padStart(8)} req/s  ` +
             `p50 ${measurement.p50Ms.toFixed(2)} ms  p99 ${measurement.p99Ms.toFixed(2)} ms  ` +
             `non-2xx ${measurement.non2xx}  CPU ${measurement.cpuUsPerRequest.toFixed(1)} µs/req  ` +
             `steal ${measurement.stealPercent.toFixed(1)} %` +
-            (measurement.attempts > 1 ? ` (least of ${measurement.attempts} attempts)` : ''),
+            (measurement.attempts > 1 ? ` (least of ${measurement.attempts} attempts)` : '') +
+            loads,
         )
       }
     } finally {
@@ -254,38 +299,59 @@ async function runRound(
   return measurements
 }
 
-/** One measurement of a scenario on a running target: wrk for the duration, with its costs. */
-async function measure(
-  pids: readonly (number | undefined)[],
-  target: TargetName,
-  scenario: string,
-  run: Omit<Parameters<typeof runWrk>[1], 'durationSeconds'>,
-  round: number,
-  attempts: number,
-): Promise<Measurement> {
-  const cpuOf = () => pids.reduce<number>((sum, pid) => sum + processCpuMs(pid), 0)
-  const cpuBefore = cpuOf()
-  const machineBefore = machineCpuTicks()
-  const result = await runWrk(group, { ...run, durationSeconds })
-  const cpuMs = cpuOf() - cpuBefore
-  const machineAfter = machineCpuTicks()
-  const machineTicks = machineAfter.total - machineBefore.total
-  return {
-    scenario,
-    target,
-    requestsPerSecond: result.requests / (result.duration_us / 1e6),
-    p50Ms: result.p50_us / 1000,
-    p99Ms: result.p99_us / 1000,
-    non2xx: result.non2xx,
-    socketErrors:
-      result.connect_errors + result.read_errors + result.write_errors + result.timeouts,
-    peakRssMb: pids.reduce<number>((sum, pid) => sum + peakRssMb(pid), 0),
-    cpuUsPerRequest: result.requests === 0 ? 0 : (cpuMs * 1000) / result.requests,
-    stealPercent:
-      machineTicks <= 0 ? 0 : ((machineAfter.steal - machineBefore.steal) * 100) / machineTicks,
-    attempts,
-    round,
+/** The wrk processes of a scenario on a target: its own load, and the one alongside if any. */
+function loadsOf(
+  scenario: Scenario,
+  data: BenchData,
+  target: { readonly baseUrl: string; readonly token: string | undefined },
+  phase: Phase,
+): NamedLoad[] {
+  const run = (load: Load) => ({
+    script: join(benchDir, 'wrk', `${load.script}.lua`),
+    baseUrl: target.baseUrl,
+    connections: load.connections?.(connections) ?? connections,
+    core: LOAD_CORE,
+    env: {
+      BENCH_LUA_DIR: join(benchDir, 'wrk'),
+      BENCH_TOKEN: target.token ?? '',
+      ...(load.paths !== undefined && { BENCH_PATHS_FILE: pathsFile(load.paths, phase) }),
+      ...load.env(data),
+    },
+  })
+  const alongside = scenario.alongside
+  return alongside === undefined
+    ? [{ load: scenario.name, run: run(scenario) }]
+    : [
+        { load: 'reads', run: run(scenario) },
+        { load: 'writes', run: run(alongside) },
+      ]
+}
+
+/**
+ * Writes the generated paths of every set the scenarios read to files in a temporary directory:
+ * `--paths` of them for the measured runs, and others (another seed) for the warm-ups, so that
+ * a measured run does not find the pages its warm-up has just read in memory.
+ */
+function writePaths(serviceDb: string, sets: readonly string[]): string {
+  const started = performance.now()
+  const shapes = new ListShapes(readDataProfile(serviceDb))
+  const dir = mkdtempSync(join(tmpdir(), 'bench-paths-'))
+  const write = (file: string, paths: readonly string[]) =>
+    writeFileSync(join(dir, file), `${paths.join('\n')}\n`)
+  for (const set of sets) {
+    write(`${set}.measure.txt`, shapes.paths(set, pathsPerSet, seed))
+    write(`${set}.warmup.txt`, shapes.paths(set, WARMUP_PATHS, `${seed}:warmup`))
   }
+  console.log(
+    `paths: ${pathsPerSet.toLocaleString('en-US')} per set for ${sets.length} set(s), seed ${seed}, ` +
+      `drawn from the data's names and dates in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  )
+  return dir
+}
+
+function pathsFile(set: string, phase: Phase): string {
+  if (pathsDir === undefined) throw new Error('the paths were not generated')
+  return join(pathsDir, `${set}.${phase}.txt`)
 }
 
 function wholeNumber(name: string, text: string, min: number, max: number): number {

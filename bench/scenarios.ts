@@ -1,3 +1,6 @@
+import { SHAPE_CLASSES } from './list-shapes.js'
+import type { TargetName } from './result-table.js'
+
 /** What the scenarios need to know about the seeded data. */
 export interface ScenarioData {
   /** Highest id of the seeded rows: random ids are drawn from 1 to this. */
@@ -11,18 +14,54 @@ export interface ScenarioData {
 }
 
 /** The Lua scripts of `bench/wrk/`. */
-export type WrkScript = 'get-by-id' | 'list' | 'create' | 'update'
+export type WrkScript = 'get-by-id' | 'list' | 'create' | 'update' | 'paths' | 'writes'
 
-/** One load scenario: a Lua script and, for lists, the path with its query string. */
-export interface Scenario {
-  readonly name: string
-  readonly description: string
+/** The scenarios `--only` selects together by one name; none of them runs unless asked for. */
+export type ScenarioGroup = 'shapes' | 'mixed'
+
+/** What one wrk process sends. */
+export interface Load {
   readonly script: WrkScript
   /** The environment of the script (`BENCH_PATH`, `BENCH_MAX_ID`). */
   env(data: ScenarioData): Record<string, string>
+  /**
+   * The set of generated paths `paths.lua` reads (`ListShapes#paths`): a shape class, or
+   * `reads`; the run writes them to a file and passes it as `BENCH_PATHS_FILE`.
+   */
+  readonly paths?: string
+  /** Its connections out of the run's `--connections`; all of them when absent. */
+  connections?(total: number): number
+}
+
+/** One load scenario: a Lua script and, for lists, the path with its query string. */
+export interface Scenario extends Load {
+  readonly name: string
+  readonly description: string
   /** Whether the scenario writes (the limit only answers reads of the detail route). */
   readonly writes: boolean
+  readonly group?: ScenarioGroup
+  /** Whether it runs on a target at all. */
+  runsOn(target: TargetName): boolean
+  /**
+   * A second load sent at the same time by a second wrk process, and measured apart: the writes
+   * of the mixed scenario beside its reads.
+   */
+  readonly alongside?: Load
 }
+
+const notOnLimit = (target: TargetName) => target !== 'limit'
+/**
+ * The shapes and the mixed scenario run on the service only: the peer has no `sort`, and its
+ * search is a `LIKE` on the raw names (no accent folding, no second word), so the same path
+ * would not ask it the same question.
+ */
+const onService = (target: TargetName) =>
+  target !== 'limit' && target !== 'peer' && target !== 'pg-peer'
+
+/** Writers of the mixed scenario: a tenth of the connections, at least one. */
+const writers = (total: number) => Math.max(1, Math.round(total / 10))
+/** Readers of the mixed and the reads-only scenario: the others (all of them if only one). */
+const readers = (total: number) => Math.max(1, total - writers(total))
 
 const list = (name: string, description: string, path: (data: ScenarioData) => string) =>
   ({
@@ -30,16 +69,24 @@ const list = (name: string, description: string, path: (data: ScenarioData) => s
     description,
     script: 'list',
     writes: false,
+    runsOn: notOnLimit,
     env: (data: ScenarioData) => ({ BENCH_PATH: path(data) }),
   }) satisfies Scenario
 
-/** Every scenario, in the order they run against each target (reads first, then writes). */
+const reads: Load = { script: 'paths', paths: 'reads', env: () => ({}), connections: readers }
+
+/**
+ * Every scenario, in the order they run against each target (reads first, then writes): the
+ * fixed paths of the default run, the shape classes (`--only shapes`), and the reads with and
+ * without writes beside them (`--only mixed`).
+ */
 export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'get',
     description: 'GET /v3/beneficiaries/{id}, uniformly random id',
     script: 'get-by-id',
     writes: false,
+    runsOn: () => true,
     env: (data) => ({ BENCH_MAX_ID: String(data.maxId) }),
   },
   list('list', 'GET /v3/beneficiaries (first page, 20 items)', () => '/v3/beneficiaries'),
@@ -59,11 +106,43 @@ export const SCENARIOS: readonly Scenario[] = [
     'GET /v3/beneficiaries?page=40000&per_page=25',
     () => '/v3/beneficiaries?page=40000&per_page=25',
   ),
+  ...SHAPE_CLASSES.map((shape): Scenario => ({
+    name: shape.name,
+    description: `list shape: ${shape.description}`,
+    script: 'paths',
+    paths: shape.name,
+    writes: false,
+    group: 'shapes',
+    runsOn: onService,
+    env: () => ({}),
+  })),
+  {
+    ...reads,
+    name: 'reads-only',
+    description: 'the reads of mixed (gets and every list shape) on its read connections alone',
+    writes: false,
+    group: 'mixed',
+    runsOn: onService,
+  },
+  {
+    ...reads,
+    name: 'mixed',
+    description: 'the same reads, with creates and updates in turn on a tenth of the connections',
+    writes: true,
+    group: 'mixed',
+    runsOn: onService,
+    alongside: {
+      script: 'writes',
+      env: (data) => ({ BENCH_MAX_ID: String(data.maxId) }),
+      connections: writers,
+    },
+  },
   {
     name: 'create',
     description: 'POST /v3/beneficiaries, fresh body and Idempotency-Key each time',
     script: 'create',
     writes: true,
+    runsOn: notOnLimit,
     env: () => ({}),
   },
   {
@@ -71,6 +150,29 @@ export const SCENARIOS: readonly Scenario[] = [
     description: 'PUT /v3/beneficiaries/{id}, new phone for a random id',
     script: 'update',
     writes: true,
+    runsOn: notOnLimit,
     env: (data) => ({ BENCH_MAX_ID: String(data.maxId) }),
   },
 ]
+
+/**
+ * The scenarios named by `--only` (scenario or group names, in the order they run), or, when it
+ * is absent, every scenario outside a group.
+ *
+ * @throws TypeError naming the known names when one is unknown
+ */
+export function selectScenarios(only: string | undefined): Scenario[] {
+  if (only === undefined) return SCENARIOS.filter((s) => s.group === undefined)
+  const groups: readonly string[] = ['shapes', 'mixed'] satisfies ScenarioGroup[]
+  const known = [...new Set([...SCENARIOS.map((s) => s.name), ...groups])]
+  const names = only
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0)
+  if (names.length === 0 || names.some((name) => !known.includes(name))) {
+    throw new TypeError(`--only: one or more of ${known.join(', ')}`)
+  }
+  return SCENARIOS.filter(
+    (s) => names.includes(s.name) || (s.group !== undefined && names.includes(s.group)),
+  )
+}

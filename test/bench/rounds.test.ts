@@ -14,6 +14,7 @@ function measurement(
     scenario,
     target,
     requestsPerSecond,
+    requests: requestsPerSecond * 5,
     p50Ms: 1000 / requestsPerSecond,
     p99Ms: 4000 / requestsPerSecond,
     non2xx: 0,

@@ -1,0 +1,85 @@
+import type { ProcessGroup } from './process-group.js'
+import type { LoadFigures, Measurement, TargetName } from './result-table.js'
+import { machineCpuTicks, peakRssMb, processCpuMs } from './targets.js'
+import { runWrk, type WrkResult, type WrkRun } from './wrk-runner.js'
+
+/** One wrk process of a measurement: `reads`, `writes`, or the scenario's only load. */
+export interface NamedLoad {
+  readonly load: string
+  readonly run: Omit<WrkRun, 'durationSeconds'>
+}
+
+/** What a measurement is of. */
+export interface MeasurementOf {
+  readonly target: TargetName
+  readonly scenario: string
+  readonly round: number
+  readonly attempts: number
+}
+
+/** Runs every load at once for `durationSeconds`: the warm-up, unmeasured. */
+export async function warmUp(
+  group: ProcessGroup,
+  loads: readonly NamedLoad[],
+  durationSeconds: number,
+): Promise<void> {
+  await Promise.all(loads.map(({ run }) => runWrk(group, { ...run, durationSeconds })))
+}
+
+/**
+ * One measurement of a scenario on a running target: every load at once (one wrk process each)
+ * for the duration, with the server's CPU time per request of all of them together and the
+ * machine's steal meanwhile. With more than one load, each keeps its own figures (`loads`) and
+ * the measurement's latencies are those of the first.
+ */
+export async function measure(
+  group: ProcessGroup,
+  pids: readonly (number | undefined)[],
+  loads: readonly NamedLoad[],
+  durationSeconds: number,
+  of: MeasurementOf,
+): Promise<Measurement> {
+  const cpuOf = () => pids.reduce<number>((sum, pid) => sum + processCpuMs(pid), 0)
+  const cpuBefore = cpuOf()
+  const machineBefore = machineCpuTicks()
+  const results = await Promise.all(
+    loads.map(({ run }) => runWrk(group, { ...run, durationSeconds })),
+  )
+  const cpuMs = cpuOf() - cpuBefore
+  const machineAfter = machineCpuTicks()
+  const machineTicks = machineAfter.total - machineBefore.total
+  const figures = results.map((result, i) => figuresOf(loads[i]!, result))
+  const requests = figures.reduce((sum, f) => sum + f.requests, 0)
+  const first = figures[0]!
+  return {
+    scenario: of.scenario,
+    target: of.target,
+    requestsPerSecond: figures.reduce((sum, f) => sum + f.requestsPerSecond, 0),
+    requests,
+    p50Ms: first.p50Ms,
+    p99Ms: first.p99Ms,
+    non2xx: figures.reduce((sum, f) => sum + f.non2xx, 0),
+    socketErrors: figures.reduce((sum, f) => sum + f.socketErrors, 0),
+    peakRssMb: pids.reduce<number>((sum, pid) => sum + peakRssMb(pid), 0),
+    cpuUsPerRequest: requests === 0 ? 0 : (cpuMs * 1000) / requests,
+    stealPercent:
+      machineTicks <= 0 ? 0 : ((machineAfter.steal - machineBefore.steal) * 100) / machineTicks,
+    attempts: of.attempts,
+    round: of.round,
+    ...(loads.length > 1 && { loads: figures }),
+  }
+}
+
+function figuresOf(load: NamedLoad, result: WrkResult): LoadFigures {
+  return {
+    load: load.load,
+    connections: load.run.connections,
+    requests: result.requests,
+    requestsPerSecond: result.requests / (result.duration_us / 1e6),
+    p50Ms: result.p50_us / 1000,
+    p99Ms: result.p99_us / 1000,
+    non2xx: result.non2xx,
+    socketErrors:
+      result.connect_errors + result.read_errors + result.write_errors + result.timeouts,
+  }
+}

@@ -1,0 +1,202 @@
+import { SHAPE_CLASSES } from './list-shapes.js'
+import {
+  markdownTable,
+  type LoadFigures,
+  type Measurement,
+  type TargetName,
+} from './result-table.js'
+
+/** A shape class's figures on one target, with whether it is that target's worst. */
+export interface RankedShape {
+  readonly scenario: string
+  readonly requestsPerSecond: number
+  /** Requests answered: a few times the connections or fewer, and the p99 is a lower bound. */
+  readonly requests: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly cpuUsPerRequest: number
+  readonly non2xx: number
+  readonly socketErrors: number
+  readonly stealPercent: number
+  /** The highest p99 of the target's classes, or a class with no answer at all (the first). */
+  readonly worstP99: boolean
+  /** The highest CPU per request of the target's classes, or a class with no answer at all. */
+  readonly worstCpu: boolean
+}
+
+/** The shape classes measured on one target, the worst p99 first (one never answered before all). */
+export interface ShapeRanking {
+  readonly target: TargetName
+  readonly classes: readonly RankedShape[]
+}
+
+/** The mixed scenario on one target: its reads and writes apart, and the reads without writes. */
+export interface MixedSummary {
+  readonly target: TargetName
+  readonly reads: LoadFigures
+  readonly writes: LoadFigures
+  /** Share of the requests that were writes, as achieved (wrk loops are closed: not set). */
+  readonly writeShare: number
+  /** Server CPU per request, reads and writes together. */
+  readonly cpuUsPerRequest: number
+  /** The same reads on the same connections without writes (`reads-only`), when it ran. */
+  readonly readsOnly?: {
+    readonly requests: number
+    readonly requestsPerSecond: number
+    readonly p50Ms: number
+    readonly p99Ms: number
+  }
+  /** The reads' p99 with writes over their p99 without; absent unless both had answers. */
+  readonly readsP99VsReadsOnly?: number
+}
+
+const SHAPE_NAMES = new Set(SHAPE_CLASSES.map((shape) => shape.name))
+
+/** Whether a measurement is of a list shape class. */
+export function isShape(m: Measurement): boolean {
+  return SHAPE_NAMES.has(m.scenario)
+}
+
+/** Every target's shape classes, worst p99 first, the worst CPU per request marked. */
+export function rankShapes(measurements: readonly Measurement[]): ShapeRanking[] {
+  const targets = [...new Set(measurements.filter(isShape).map((m) => m.target))]
+  return targets.map((target) => {
+    const own = measurements.filter((m) => m.target === target && isShape(m))
+    const ranked = [...own].sort((a, b) => worseness(b, 'p99Ms') - worseness(a, 'p99Ms'))
+    const worstCpu = Math.max(...own.map((m) => worseness(m, 'cpuUsPerRequest')))
+    return {
+      target,
+      classes: ranked.map((m, i) => ({
+        scenario: m.scenario,
+        requestsPerSecond: m.requestsPerSecond,
+        requests: m.requests,
+        p50Ms: m.p50Ms,
+        p99Ms: m.p99Ms,
+        cpuUsPerRequest: m.cpuUsPerRequest,
+        non2xx: m.non2xx,
+        socketErrors: m.socketErrors,
+        stealPercent: m.stealPercent,
+        worstP99: i === 0,
+        worstCpu: worseness(m, 'cpuUsPerRequest') === worstCpu,
+      })),
+    }
+  })
+}
+
+/** A class none of whose requests was answered in time is the worst of all, in both figures. */
+function worseness(m: Measurement, figure: 'p99Ms' | 'cpuUsPerRequest'): number {
+  return m.requests === 0 ? Infinity : m[figure]
+}
+
+/** A figure of answered requests, or `—` when there was none. */
+function figure(requests: number, value: number, digits: number): string {
+  return requests === 0 ? '—' : value.toFixed(digits)
+}
+
+/** The mixed scenario of every target that ran it, with its reads-only run beside it. */
+export function summariseMixed(measurements: readonly Measurement[]): MixedSummary[] {
+  return measurements.flatMap((m): MixedSummary[] => {
+    if (m.scenario !== 'mixed' || m.loads === undefined) return []
+    const [reads, writes] = m.loads
+    if (reads === undefined || writes === undefined) return []
+    const alone = measurements.find((o) => o.scenario === 'reads-only' && o.target === m.target)
+    return [
+      {
+        target: m.target,
+        reads,
+        writes,
+        writeShare: writes.requests / Math.max(1, reads.requests + writes.requests),
+        cpuUsPerRequest: m.cpuUsPerRequest,
+        ...(alone !== undefined && {
+          readsOnly: {
+            requests: alone.requests,
+            requestsPerSecond: alone.requestsPerSecond,
+            p50Ms: alone.p50Ms,
+            p99Ms: alone.p99Ms,
+          },
+        }),
+        ...(alone !== undefined &&
+          alone.requests > 0 &&
+          reads.requests > 0 && { readsP99VsReadsOnly: reads.p99Ms / alone.p99Ms }),
+      },
+    ]
+  })
+}
+
+/** The shape classes as a Markdown table: per target, the worst p99 first. */
+export function formatShapeTable(rankings: readonly ShapeRanking[]): string {
+  const header = [
+    'target',
+    'shape class',
+    'req/s',
+    'requests',
+    'p50 ms',
+    'p99 ms',
+    'CPU µs/req',
+    'non-2xx',
+    'socket errors',
+    'steal %',
+    'worst',
+  ]
+  const rows = rankings.flatMap(({ target, classes }) =>
+    classes.map((c) => [
+      target,
+      c.scenario,
+      Math.round(c.requestsPerSecond).toLocaleString('en-US'),
+      c.requests.toLocaleString('en-US'),
+      figure(c.requests, c.p50Ms, 2),
+      figure(c.requests, c.p99Ms, 2),
+      figure(c.requests, c.cpuUsPerRequest, 1),
+      String(c.non2xx),
+      String(c.socketErrors),
+      c.stealPercent.toFixed(1),
+      [c.worstP99 && 'p99', c.worstCpu && 'CPU'].filter(Boolean).join(', '),
+    ]),
+  )
+  return markdownTable(header, rows, 2)
+}
+
+/** The mixed scenario as a Markdown table: reads with writes, writes, reads without writes. */
+export function formatMixedTable(summaries: readonly MixedSummary[]): string {
+  const header = ['target', 'load', 'connections', 'requests', 'share', 'req/s', 'p50 ms', 'p99 ms']
+  const rows = summaries.flatMap((s) => {
+    const total = s.reads.requests + s.writes.requests
+    const row = (label: string, f: LoadFigures) => [
+      s.target,
+      label,
+      String(f.connections),
+      f.requests.toLocaleString('en-US'),
+      `${((100 * f.requests) / Math.max(1, total)).toFixed(1)} %`,
+      Math.round(f.requestsPerSecond).toLocaleString('en-US'),
+      figure(f.requests, f.p50Ms, 2),
+      figure(f.requests, f.p99Ms, 2),
+    ]
+    const alone = s.readsOnly
+    return [
+      row('reads, with writes', s.reads),
+      row('writes (create, update)', s.writes),
+      ...(alone === undefined
+        ? []
+        : [
+            [
+              s.target,
+              'reads, without writes',
+              String(s.reads.connections),
+              alone.requests.toLocaleString('en-US'),
+              '',
+              Math.round(alone.requestsPerSecond).toLocaleString('en-US'),
+              figure(alone.requests, alone.p50Ms, 2),
+              figure(alone.requests, alone.p99Ms, 2),
+            ],
+          ]),
+    ]
+  })
+  const notes = summaries.map(
+    (s) =>
+      `${s.target}: CPU ${s.cpuUsPerRequest.toFixed(1)} µs/req, reads and writes together` +
+      (s.readsP99VsReadsOnly === undefined
+        ? ''
+        : `; reads' p99 with writes ${s.readsP99VsReadsOnly.toFixed(2)}x their p99 without`),
+  )
+  return [markdownTable(header, rows, 2), '', ...notes].join('\n')
+}

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { SHAPE_CLASSES } from '../../bench/list-shapes.js'
+import { selectScenarios } from '../../bench/scenarios.js'
+
+const names = (only: string | undefined) => selectScenarios(only).map((s) => s.name)
+
+describe('the scenarios --only selects', () => {
+  it('runs the fixed scenarios by default, and the shapes and the mixed one only when asked', () => {
+    assert.deepEqual(names(undefined), [
+      'get',
+      'list',
+      'search',
+      'filter',
+      'deep',
+      'create',
+      'update',
+    ])
+    assert.deepEqual(
+      names('shapes'),
+      SHAPE_CLASSES.map((s) => s.name),
+    )
+    assert.deepEqual(names('update,mixed'), ['reads-only', 'mixed', 'update'])
+    assert.deepEqual(names('search-long,get'), ['get', 'search-long'])
+  })
+
+  it('refuses a name it does not know', () => {
+    assert.throws(() => selectScenarios('shape'), TypeError)
+    assert.throws(() => selectScenarios(' , '), TypeError)
+  })
+
+  it('runs the shapes and the mixed scenario on the service only, with writers beside readers', () => {
+    const [readsOnly, mixed] = selectScenarios('mixed')
+    for (const scenario of [...selectScenarios('shapes'), readsOnly!, mixed!]) {
+      assert.deepEqual(
+        (['limit', 'peer', 'pg-peer', 'uws', 'node', 'pg'] as const).map((t) => scenario.runsOn(t)),
+        [false, false, false, true, true, true],
+        scenario.name,
+      )
+    }
+    assert.equal(readsOnly!.connections?.(50), 45)
+    assert.equal(mixed!.connections?.(50), 45)
+    assert.equal(mixed!.alongside?.connections?.(50), 5)
+    assert.equal(readsOnly!.alongside, undefined)
+    assert.equal(mixed!.paths, readsOnly!.paths)
+  })
+})

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import type { LoadFigures, Measurement } from '../../bench/result-table.js'
+import { checkShapes } from '../../bench/shape-checks.js'
+import { formatShapeTable, rankShapes, summariseMixed } from '../../bench/shape-report.js'
+
+function measurement(
+  scenario: string,
+  p99Ms: number,
+  cpuUsPerRequest: number,
+  extra: Partial<Measurement> = {},
+): Measurement {
+  return {
+    scenario,
+    target: 'uws',
+    requestsPerSecond: 1000,
+    requests: 5000,
+    p50Ms: p99Ms / 4,
+    p99Ms,
+    non2xx: 0,
+    socketErrors: 0,
+    peakRssMb: 100,
+    cpuUsPerRequest,
+    stealPercent: 0,
+    attempts: 1,
+    round: 1,
+    ...extra,
+  }
+}
+
+function load(name: string, requests: number, p99Ms: number, connections: number): LoadFigures {
+  return {
+    load: name,
+    connections,
+    requests,
+    requestsPerSecond: requests / 5,
+    p50Ms: p99Ms / 4,
+    p99Ms,
+    non2xx: 0,
+    socketErrors: 0,
+  }
+}
+
+describe('the report of the list shapes and the mixed scenario', () => {
+  it('ranks the shape classes by p99, worst first, and marks the worst CPU apart', () => {
+    const [ranking] = rankShapes([
+      measurement('get', 900, 900),
+      measurement('page', 4, 150),
+      measurement('search-long', 35, 380),
+      measurement('filter-date', 12, 520),
+    ])
+    assert.deepEqual(
+      ranking!.classes.map((c) => [c.scenario, c.worstP99, c.worstCpu]),
+      [
+        ['search-long', true, false],
+        ['filter-date', false, true],
+        ['page', false, false],
+      ],
+    )
+    const table = formatShapeTable([ranking!]).split('\n')
+    assert.match(table[2]!, /search-long .*\| +p99 \|$/)
+    assert.match(table[3]!, /filter-date .*\| +CPU \|$/)
+  })
+
+  it('puts a class none of whose requests was answered first, and misses its goal', () => {
+    const measurements = [
+      measurement('page', 4, 150),
+      measurement('filter-status', 0, 0, { requests: 0, requestsPerSecond: 0 }),
+    ]
+    const [first] = rankShapes(measurements)[0]!.classes
+    assert.deepEqual(
+      [first?.scenario, first?.worstP99, first?.worstCpu],
+      ['filter-status', true, true],
+    )
+    assert.deepEqual(
+      checkShapes(measurements).map((c) => c.met),
+      [false, false],
+    )
+    assert.match(
+      formatShapeTable(rankShapes(measurements)),
+      /filter-status +\| +0 \| +0 \| +— \| +— \| +— \|/,
+    )
+  })
+
+  it('judges the shapes against 20 ms and 400 µs, update against 30 ms', () => {
+    const met = (measurements: Measurement[]) =>
+      checkShapes(measurements).map((c) => [c.goal, c.met])
+    assert.deepEqual(met([measurement('page', 19, 390), measurement('search-long', 12, 400)]), [
+      ['every list shape: p99 < 20 ms', true],
+      ['list shapes: worst CPU <= 400 µs/req', true],
+    ])
+    assert.deepEqual(met([measurement('page', 20, 401), measurement('update', 31, 200)]), [
+      ['every list shape: p99 < 20 ms', false],
+      ['list shapes: worst CPU <= 400 µs/req', false],
+      ['update: p99 < 30 ms', false],
+    ])
+  })
+
+  it('reports the reads of the mixed scenario apart from its writes and against reads alone', () => {
+    const measurements = [
+      measurement('reads-only', 10, 100),
+      measurement('mixed', 14, 120, {
+        loads: [load('reads', 9000, 14, 45), load('writes', 1000, 25, 5)],
+      }),
+    ]
+    const [summary] = summariseMixed(measurements)
+    assert.equal(summary?.writeShare, 0.1)
+    assert.equal(summary?.readsP99VsReadsOnly, 1.4)
+    assert.deepEqual(
+      checkShapes(measurements).map((c) => [c.goal, c.met]),
+      [
+        ['mixed: reads p99 < 20 ms', true],
+        ['mixed: reads p99 <= 1.5x without writes', true],
+      ],
+    )
+  })
+
+  it('misses the mixed goals when no read was answered beside the writes', () => {
+    const measurements = [
+      measurement('reads-only', 10, 100),
+      measurement('mixed', 0, 120, {
+        loads: [load('reads', 0, 0, 45), load('writes', 50, 25, 5)],
+      }),
+    ]
+    assert.equal(summariseMixed(measurements)[0]?.readsP99VsReadsOnly, undefined)
+    assert.deepEqual(
+      checkShapes(measurements).map((c) => c.met),
+      [false, false],
+    )
+  })
+})
