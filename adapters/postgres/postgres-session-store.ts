@@ -67,7 +67,8 @@ export class PostgresSessionStore implements SessionStore {
         .where('refresh_token_hash', '=', slot('hash')),
     )
     // One statement, so one transaction: the session, the token, and a purge of a few expired
-    // token ids (never the one revoked now, which the same statement writes).
+    // token ids (never the one revoked now, which the same statement writes), oldest first
+    // along the expires_at index, never a scan of the table.
     const tokens = table(schema, 'revoked_tokens')
     this.#revoke = new PostgresQuery(sql`
       WITH session AS (
@@ -77,7 +78,8 @@ export class PostgresSessionStore implements SessionStore {
         DELETE FROM ${tokens} WHERE jti IN (
           SELECT jti FROM ${tokens}
           WHERE expires_at < ${slot('forget_before')}::bigint AND jti <> ${slot('jti')}::text
-          LIMIT ${sql.lit(TOKENS_PURGED_PER_REVOKE)} FOR UPDATE SKIP LOCKED)),
+          ORDER BY expires_at LIMIT ${sql.lit(TOKENS_PURGED_PER_REVOKE)}
+          FOR UPDATE SKIP LOCKED)),
       token AS (
         INSERT INTO ${tokens} AS t (jti, expires_at)
         SELECT ${slot('jti')}::text, ${slot('expires_at')}::bigint

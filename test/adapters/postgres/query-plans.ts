@@ -58,7 +58,7 @@ export class RecordingPool implements PostgresPool {
   }
 
   #record(config: PostgresQueryConfig): void {
-    if (/^\s*(SELECT|WITH)\b/i.test(config.text)) {
+    if (/^\s*(SELECT|WITH|DELETE)\b/i.test(config.text)) {
       this.statements.push({
         text: config.text,
         values: config.values ?? [],
