@@ -103,8 +103,16 @@ function dates(): Pick<ListQuery, 'createdFrom' | 'createdBefore'> {
 type Draft = Omit<ListQuery, 'offset' | 'limit'>
 const CLASSES: Readonly<Record<string, () => Draft>> = {
   page: () => sort(),
-  'search-short': () => ({ sort: 'id', descending: false, search: termsOf(prefixOf(anyName(last), 1, 3)) }),
-  'search-long': () => ({ sort: 'id', descending: false, search: termsOf(prefixOf(commonName(), 4, 8)) }),
+  'search-short': () => ({
+    sort: 'id',
+    descending: false,
+    search: termsOf(prefixOf(anyName(last), 1, 3)),
+  }),
+  'search-long': () => ({
+    sort: 'id',
+    descending: false,
+    search: termsOf(prefixOf(commonName(), 4, 8)),
+  }),
   'search-rare': () => ({
     sort: 'id',
     descending: false,
@@ -200,9 +208,13 @@ await oracle.close()
 rows.sort((a, b) => b.mean - a.mean)
 const cell = (value: number): string => value.toFixed(0).padStart(8)
 console.log(`${calls} calls per class, seed ${options.seed}, µs per list() call`)
-console.log(`${'class'.padEnd(22)}${'p50'.padStart(8)}${'p99'.padStart(8)}${'max'.padStart(8)}${'mean'.padStart(8)}`)
+console.log(
+  `${'class'.padEnd(22)}${'p50'.padStart(8)}${'p99'.padStart(8)}${'max'.padStart(8)}${'mean'.padStart(8)}`,
+)
 for (const row of rows) {
-  console.log(`${row.name.padEnd(22)}${cell(row.p50)}${cell(row.p99)}${cell(row.max)}${cell(row.mean)}`)
+  console.log(
+    `${row.name.padEnd(22)}${cell(row.p50)}${cell(row.p99)}${cell(row.max)}${cell(row.mean)}`,
+  )
 }
 console.log('\nslowest call of each class:')
 for (const row of rows) console.log(`  ${row.name}: ${row.slowest}`)

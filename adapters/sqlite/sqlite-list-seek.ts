@@ -66,7 +66,10 @@ export class SqliteListSeek {
   readonly #namePrefixesByStatus: Buckets
 
   constructor(db: BetterSqlite3.Database) {
-    const grouped = (table: 'beneficiary_block_counts' | 'beneficiary_day_counts', byStatus: boolean) => {
+    const grouped = (
+      table: 'beneficiary_block_counts' | 'beneficiary_day_counts',
+      byStatus: boolean,
+    ) => {
       const key = table === 'beneficiary_day_counts' ? 'day' : 'block'
       // Days carry the bounds of their ids; blocks are their own bounds.
       const [minId, maxId] = key === 'day' ? ['min(min_id)', 'max(max_id)'] : ['0', '0']

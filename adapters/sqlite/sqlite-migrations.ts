@@ -261,7 +261,11 @@ const coveringListIndexes: Migration = {
     ]
     for (const [name, columns] of indexes) {
       await db.schema.dropIndex(name).execute()
-      await db.schema.createIndex(name).on('beneficiaries').columns([...columns]).execute()
+      await db.schema
+        .createIndex(name)
+        .on('beneficiaries')
+        .columns([...columns])
+        .execute()
     }
   },
 }
