@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import { sql } from 'kysely'
+import { sql, type SelectQueryBuilder } from 'kysely'
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { DAY_MS } from '../../core/time.js'
 import { BLOCK_SIZE } from './sqlite-counters.js'
@@ -11,7 +11,41 @@ import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 export const DEEP_OFFSET = 2_000
 
 type Bucket = { key: number | string; n: number; minId: number; maxId: number }
-type Buckets = SqliteQuery<Bucket>
+/** The bucket holding the row at `offset`, and `before`, how many rows the buckets ahead of it hold. */
+type Found = Bucket & { before: number }
+type Buckets = SqliteQuery<Found>
+type ByDirection = Readonly<Record<'asc' | 'desc', Buckets>>
+
+/**
+ * The bucket where the row at `:offset` falls, found by SQLite: a running sum over the buckets in
+ * `direction`, of which only the one found comes back. Returning every bucket (a thousand blocks
+ * or days at a million records) and adding them up in JavaScript cost a millisecond a page.
+ */
+function found(
+  db: BetterSqlite3.Database,
+  grouped: SelectQueryBuilder<any, any, Bucket>, // eslint-disable-line @typescript-eslint/no-explicit-any
+  direction: 'asc' | 'desc',
+): Buckets {
+  const order = sql.raw(direction)
+  const ranked = queryBuilder
+    .selectFrom(grouped.as('bucket'))
+    .select([
+      'key',
+      'n',
+      'minId',
+      'maxId',
+      sql<number>`sum(n) OVER (ORDER BY key ${order} ROWS UNBOUNDED PRECEDING)`.as('through'),
+    ])
+  return new SqliteQuery(
+    db,
+    queryBuilder
+      .selectFrom(ranked.as('ranked'))
+      .select(['key', 'n', 'minId', 'maxId', sql<number>`through - n`.as('before')])
+      .where('through', '>', slot('offset'))
+      .orderBy('key', direction)
+      .limit(1),
+  )
+}
 
 /**
  * Where a deep page of an `order` plan starts, from the counters: the block of ids, the day, or
@@ -20,21 +54,22 @@ type Buckets = SqliteQuery<Bucket>
  * range, say) skip along their index.
  */
 export class SqliteListSeek {
-  readonly #blocks: Readonly<Record<'asc' | 'desc', Buckets>>
-  readonly #blocksByStatus: Readonly<Record<'asc' | 'desc', Buckets>>
-  readonly #days: Readonly<Record<'asc' | 'desc', Buckets>>
-  readonly #daysByStatus: Readonly<Record<'asc' | 'desc', Buckets>>
+  readonly #blocks: ByDirection
+  readonly #blocksByStatus: ByDirection
+  readonly #days: ByDirection
+  readonly #daysByStatus: ByDirection
+  readonly #dayOverlap: SqliteQuery<{ overlap: number }>
+  readonly #dayOverlapByStatus: SqliteQuery<{ overlap: number }>
   readonly #updatedDays: Buckets
   readonly #updatedDaysByStatus: Buckets
   readonly #namePrefixes: Buckets
   readonly #namePrefixesByStatus: Buckets
 
   constructor(db: BetterSqlite3.Database) {
-    const buckets = (
+    const grouped = (
       table: 'beneficiary_block_counts' | 'beneficiary_day_counts',
       byStatus: boolean,
-      direction: 'asc' | 'desc',
-    ): Buckets => {
+    ) => {
       const key = table === 'beneficiary_day_counts' ? 'day' : 'block'
       // Days carry the bounds of their ids; blocks are their own bounds.
       const [minId, maxId] = key === 'day' ? ['min(min_id)', 'max(max_id)'] : ['0', '0']
@@ -50,26 +85,34 @@ export class SqliteListSeek {
         .where(sql.ref(key), '<', slot('keyBefore'))
         .groupBy(key)
         .having(sql<number>`sum(n)`, '>', 0)
-        .orderBy(key, direction)
       if (byStatus) query = query.where('status', '=', slot('status'))
-      return new SqliteQuery(db, query)
+      return query
     }
-    this.#blocks = {
-      asc: buckets('beneficiary_block_counts', false, 'asc'),
-      desc: buckets('beneficiary_block_counts', false, 'desc'),
-    }
-    this.#blocksByStatus = {
-      asc: buckets('beneficiary_block_counts', true, 'asc'),
-      desc: buckets('beneficiary_block_counts', true, 'desc'),
-    }
-    this.#days = {
-      asc: buckets('beneficiary_day_counts', false, 'asc'),
-      desc: buckets('beneficiary_day_counts', false, 'desc'),
-    }
-    this.#daysByStatus = {
-      asc: buckets('beneficiary_day_counts', true, 'asc'),
-      desc: buckets('beneficiary_day_counts', true, 'desc'),
-    }
+    const bothWays = (
+      table: 'beneficiary_block_counts' | 'beneficiary_day_counts',
+      byStatus: boolean,
+    ): ByDirection => ({
+      asc: found(db, grouped(table, byStatus), 'asc'),
+      desc: found(db, grouped(table, byStatus), 'desc'),
+    })
+    this.#blocks = bothWays('beneficiary_block_counts', false)
+    this.#blocksByStatus = bothWays('beneficiary_block_counts', true)
+    this.#days = bothWays('beneficiary_day_counts', false)
+    this.#daysByStatus = bothWays('beneficiary_day_counts', true)
+    const overlap = (byStatus: boolean): SqliteQuery<{ overlap: number }> =>
+      new SqliteQuery(
+        db,
+        queryBuilder
+          .selectFrom(
+            grouped('beneficiary_day_counts', byStatus)
+              .select(sql<number>`lag(max(max_id)) OVER (ORDER BY day)`.as('previousMaxId'))
+              .as('day'),
+          )
+          .select(sql<number>`count(*)`.as('overlap'))
+          .where(sql<boolean>`${sql.ref('previousMaxId')} >= ${sql.ref('minId')}`),
+      )
+    this.#dayOverlap = overlap(false)
+    this.#dayOverlapByStatus = overlap(true)
     const updated = queryBuilder
       .selectFrom('beneficiary_updated_counts')
       .select([
@@ -80,9 +123,8 @@ export class SqliteListSeek {
       ])
       .groupBy('day')
       .having(sql<number>`sum(n)`, '>', 0)
-      .orderBy('day')
-    this.#updatedDays = new SqliteQuery(db, updated)
-    this.#updatedDaysByStatus = new SqliteQuery(db, updated.where('status', '=', slot('status')))
+    this.#updatedDays = found(db, updated, 'asc')
+    this.#updatedDaysByStatus = found(db, updated.where('status', '=', slot('status')), 'asc')
     // Grouped and ordered by BINARY, the collation of the name indexes.
     const prefixes = queryBuilder
       .selectFrom('beneficiary_name_counts')
@@ -95,9 +137,8 @@ export class SqliteListSeek {
       .where('name', '=', slot('name'))
       .groupBy('prefix')
       .having(sql<number>`sum(n)`, '>', 0)
-      .orderBy('prefix')
-    this.#namePrefixes = new SqliteQuery(db, prefixes)
-    this.#namePrefixesByStatus = new SqliteQuery(db, prefixes.where('status', '=', slot('status')))
+    this.#namePrefixes = found(db, prefixes, 'asc')
+    this.#namePrefixesByStatus = found(db, prefixes.where('status', '=', slot('status')), 'asc')
   }
 
   /**
@@ -138,14 +179,16 @@ export class SqliteListSeek {
   #seekBlock(page: ListQuery, values: Record<string, unknown>): boolean {
     const direction = page.descending ? 'desc' : 'asc'
     const blocks = (page.status === undefined ? this.#blocks : this.#blocksByStatus)[direction]
-    const found = skipBuckets(
-      blocks.all({ keyFrom: NO_LOWER, keyBefore: NO_UPPER, status: page.status }),
-      page.offset,
-    )
-    if (found === undefined) return false
-    const block = Number(found.key)
+    const bucket = blocks.get({
+      keyFrom: NO_LOWER,
+      keyBefore: NO_UPPER,
+      status: page.status,
+      offset: page.offset,
+    })
+    if (bucket === undefined) return false
+    const block = Number(bucket.key)
     values.seek = (page.descending ? block + 1 : block) * BLOCK_SIZE
-    values.offset = found.rest
+    values.offset = page.offset - bucket.before
     return true
   }
 
@@ -160,28 +203,30 @@ export class SqliteListSeek {
     values: Record<string, unknown>,
   ): boolean {
     const status = page.status
-    let buckets: readonly Bucket[]
+    const offset = page.offset
+    let bucket: Found | undefined
     switch (page.sort) {
       case 'created_at':
-        buckets = this.#dayBuckets(page, from, before)
+        bucket = this.#dayBucket(page, from, before)
         break
       case 'updated_at':
-        buckets = (status === undefined ? this.#updatedDays : this.#updatedDaysByStatus).all({
+        bucket = (status === undefined ? this.#updatedDays : this.#updatedDaysByStatus).get({
           status,
+          offset,
         })
         break
       default: {
         const name = page.sort === 'first_name' ? 'first' : 'last'
-        buckets = (status === undefined ? this.#namePrefixes : this.#namePrefixesByStatus).all({
+        bucket = (status === undefined ? this.#namePrefixes : this.#namePrefixesByStatus).get({
           name,
           status,
+          offset,
         })
       }
     }
-    const found = skipBuckets(buckets, page.offset)
-    if (found === undefined) return false
-    values.seek = typeof found.key === 'number' ? found.key * DAY_MS : found.key
-    values.offset = found.rest
+    if (bucket === undefined) return false
+    values.seek = typeof bucket.key === 'number' ? bucket.key * DAY_MS : bucket.key
+    values.offset = offset - bucket.before
     return true
   }
 
@@ -196,40 +241,30 @@ export class SqliteListSeek {
     before: number,
     values: Record<string, unknown>,
   ): boolean {
-    const days = this.#dayBuckets(page, from, before)
-    for (let i = 1; i < days.length; i++) {
-      const earlier = page.descending ? days[i]! : days[i - 1]!
-      const later = page.descending ? days[i - 1]! : days[i]!
-      if (earlier.maxId >= later.minId) return false
-    }
-    const found = skipBuckets(days, page.offset)
-    if (found === undefined) return false
-    values.seek = page.descending ? found.bucket.maxId + 1 : found.bucket.minId
-    values.offset = found.rest
+    const overlap = (page.status === undefined ? this.#dayOverlap : this.#dayOverlapByStatus).get(
+      dayRange(page.status, from, before),
+    )
+    if (overlap === undefined || overlap.overlap > 0) return false
+    const bucket = this.#dayBucket(page, from, before)
+    if (bucket === undefined) return false
+    values.seek = page.descending ? bucket.maxId + 1 : bucket.minId
+    values.offset = page.offset - bucket.before
     return true
   }
 
-  /** The days within [from, before) that hold matching records, in the page's order. */
-  #dayBuckets(page: ListQuery, from: number, before: number): readonly Bucket[] {
+  /** The day within [from, before) where the page starts, counting in the page's order. */
+  #dayBucket(page: ListQuery, from: number, before: number): Found | undefined {
     const direction = page.descending ? 'desc' : 'asc'
     const days = (page.status === undefined ? this.#days : this.#daysByStatus)[direction]
-    return days.all({
-      keyFrom: from === NO_LOWER ? NO_LOWER : from / DAY_MS,
-      keyBefore: before === NO_UPPER ? NO_UPPER : before / DAY_MS,
-      status: page.status,
-    })
+    return days.get({ ...dayRange(page.status, from, before), offset: page.offset })
   }
 }
 
-/** The bucket holding the row at `offset` (counting across buckets in order), and its rank in it. */
-function skipBuckets(
-  buckets: readonly Bucket[],
-  offset: number,
-): { key: number | string; bucket: Bucket; rest: number } | undefined {
-  let rest = offset
-  for (const bucket of buckets) {
-    if (rest < bucket.n) return { key: bucket.key, bucket, rest }
-    rest -= bucket.n
+/** The slot values of the days within [from, before). */
+function dayRange(status: string | undefined, from: number, before: number) {
+  return {
+    keyFrom: from === NO_LOWER ? NO_LOWER : from / DAY_MS,
+    keyBefore: before === NO_UPPER ? NO_UPPER : before / DAY_MS,
+    status,
   }
-  return undefined
 }

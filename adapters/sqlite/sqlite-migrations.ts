@@ -245,6 +245,31 @@ const statusTotals: Migration = {
   },
 }
 
+// The list walks an index in the sort's order and checks the status and the creation date of
+// each row it passes; read from the table, that check was a row lookup of about 3 µs, so a deep
+// page of a filtered list sorted by name could take a second. Each index now carries the id
+// explicitly (which keeps its order: sort key, then id) and after it the columns the filters
+// read, so the walk never leaves the index (about 25 ns per row passed).
+const coveringListIndexes: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    const indexes: readonly (readonly [string, readonly string[]])[] = [
+      ['beneficiaries_status', ['status', 'id', 'created_at']],
+      ['beneficiaries_created_at', ['created_at', 'id', 'status']],
+      ['beneficiaries_updated_at', ['updated_at', 'id', 'status', 'created_at']],
+      ['beneficiaries_last_name', ['sort_last', 'last_name', 'id', 'status', 'created_at']],
+      ['beneficiaries_first_name', ['sort_first', 'first_name', 'id', 'status', 'created_at']],
+    ]
+    for (const [name, columns] of indexes) {
+      await db.schema.dropIndex(name).execute()
+      await db.schema
+        .createIndex(name)
+        .on('beneficiaries')
+        .columns([...columns])
+        .execute()
+    }
+  },
+}
+
 /**
  * Every migration of the schema, by name; names sort in the order they apply. A released
  * migration is never edited: a change to the schema is a new entry.
@@ -253,6 +278,7 @@ export const SQLITE_MIGRATIONS: Readonly<Record<string, Migration>> = Object.fre
   '0001_core_schema': coreSchema,
   '0002_list_counters': listCounters,
   '0003_status_totals': statusTotals,
+  '0004_covering_list_indexes': coveringListIndexes,
 })
 
 /** Options of {@link migrateSqlite}. */

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { openSqliteStorage } from '../../adapters/sqlite/index.js'
+import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { insertBeneficiary, listQuery, newBeneficiary } from '../contracts/storage-fixtures.js'
 
 function count(db: Database.Database, table: string): number {
@@ -75,6 +76,106 @@ describe('SQLite query plans', () => {
       assert.equal((await storage.beneficiaries.list(listQuery())).total, 5)
     } finally {
       await storage.close()
+    }
+  })
+
+  it('walks the sort index for a filtered list and checks status and date inside it: no table lookup, no sort, no full scan', async () => {
+    const storage = await openSqliteStorage({ path: ':memory:' })
+    try {
+      const db = storage.database
+      const columns = (index: string): string[] =>
+        db
+          .prepare<[], { name: string | null; key: number }>(`PRAGMA index_xinfo(${index})`)
+          .all()
+          .filter((column) => column.key === 1)
+          .map((column) => column.name ?? 'rowid')
+      assert.deepEqual(columns('beneficiaries_last_name'), [
+        'sort_last',
+        'last_name',
+        'id',
+        'status',
+        'created_at',
+      ])
+      assert.deepEqual(columns('beneficiaries_status'), ['status', 'id', 'created_at'])
+
+      // The shape of the adapter's `order` page query: `+column` keeps the filters off the index.
+      for (const [index, order] of [
+        ['beneficiaries_last_name', 'sort_last, last_name, id'],
+        ['beneficiaries_first_name', 'sort_first, first_name, id'],
+        ['beneficiaries_updated_at', 'updated_at, id'],
+      ] as const) {
+        const plan = db
+          .prepare<[], { detail: string }>(
+            `EXPLAIN QUERY PLAN SELECT id FROM beneficiaries
+              WHERE +status = 'active' AND +created_at >= 0 AND +created_at < 1e15
+              ORDER BY ${order} LIMIT 25 OFFSET 100`,
+          )
+          .all()
+          .map((row) => row.detail)
+        assert.deepEqual(plan, [`SCAN beneficiaries USING COVERING INDEX ${index}`], order)
+      }
+    } finally {
+      await storage.close()
+    }
+  })
+
+  it('upgrades a populated file of the older schema (0003) to the covering indexes, with the same answers', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'covering-'))
+    const path = join(directory, 'old.db')
+    try {
+      const queries: ListQuery[] = [
+        listQuery({ status: 'active', sort: 'last_name', limit: 3, offset: 2 }),
+        listQuery({ createdFrom: 0, sort: 'first_name', descending: true, limit: 4 }),
+        listQuery({ status: 'pending', sort: 'updated_at', limit: 2, offset: 1 }),
+      ]
+      const first = await openSqliteStorage({ path })
+      for (let i = 0; i < 12; i++) {
+        await insertBeneficiary(
+          first,
+          newBeneficiary({
+            email: `c${i}@example.org`,
+            last_name: ['Rossi', 'Bianchi', 'Verdi'][i % 3]!,
+            status: i % 2 === 0 ? 'active' : 'pending',
+          }),
+        )
+      }
+      const expected = await Promise.all(queries.map((query) => first.beneficiaries.list(query)))
+      await first.close()
+
+      // Back to the indexes of 0001 as 0003 left them, and 0004 not applied.
+      const old = new Database(path)
+      for (const [name, columns] of [
+        ['beneficiaries_status', 'status'],
+        ['beneficiaries_created_at', 'created_at'],
+        ['beneficiaries_updated_at', 'updated_at'],
+        ['beneficiaries_last_name', 'sort_last, last_name'],
+        ['beneficiaries_first_name', 'sort_first, first_name'],
+      ]) {
+        old.exec(`DROP INDEX ${name!}; CREATE INDEX ${name!} ON beneficiaries (${columns!})`)
+      }
+      old.prepare("DELETE FROM kysely_migration WHERE name = '0004_covering_list_indexes'").run()
+      old.close()
+
+      const upgraded = await openSqliteStorage({ path })
+      try {
+        assert.deepEqual(upgraded.migrationsApplied, ['0004_covering_list_indexes'])
+        const columns = upgraded.database
+          .prepare<[], { name: string; key: number }>(
+            'PRAGMA index_xinfo(beneficiaries_first_name)',
+          )
+          .all()
+          .filter((column) => column.key === 1)
+          .map((column) => column.name)
+        assert.deepEqual(columns, ['sort_first', 'first_name', 'id', 'status', 'created_at'])
+        const actual = await Promise.all(queries.map((query) => upgraded.beneficiaries.list(query)))
+        assert.deepEqual(actual, expected)
+        assert.equal(actual[0]!.total, 6)
+        assert.equal(actual[0]!.items.length, 3)
+      } finally {
+        await upgraded.close()
+      }
+    } finally {
+      await rm(directory, { recursive: true, force: true })
     }
   })
 })
