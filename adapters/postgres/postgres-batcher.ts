@@ -9,6 +9,18 @@ interface Waiting<Item, Result> {
   readonly reject: (error: unknown) => void
 }
 
+/** The kinds of calls a storage batches: reads of a record, token checks, creates. */
+export type BatchKind = 'read' | 'check' | 'create'
+
+/** Told of each batch a storage sends: its kind and how many calls it carries. */
+export type BatchListener = (kind: BatchKind, size: number) => void
+
+/** How a storage's batchers are set: their limits, and who is told of each batch sent. */
+export interface Batching {
+  readonly limits: BatchLimits
+  readonly observe: BatchListener
+}
+
 /** How a {@link PostgresBatcher} groups calls. */
 export interface BatchLimits {
   /** Batches running at once; calls that arrive while this many run wait for the next one. */
@@ -39,6 +51,7 @@ export class PostgresBatcher<Item, Result> {
   readonly #run: (items: readonly Item[]) => Promise<readonly Result[]>
   readonly #limits: BatchLimits
   readonly #now: () => number
+  readonly #onSend: ((size: number) => void) | undefined
   readonly #flushLater = (): void => this.#flush()
   readonly #expireLater = (): void => this.#expire()
   #waiting: Waiting<Item, Result>[] = []
@@ -46,18 +59,22 @@ export class PostgresBatcher<Item, Result> {
   #scheduled = false
   #expiry: NodeJS.Timeout | undefined
 
-  /** @param now Milliseconds on a monotonic clock, for the waits; `performance.now` by default. */
+  /**
+   * @param options.now Milliseconds on a monotonic clock, for the waits; `performance.now` by
+   * default. `options.onSend` is told the size of each batch as it is sent.
+   */
   constructor(
     run: (items: readonly Item[]) => Promise<readonly Result[]>,
     limits: BatchLimits,
-    now: () => number = () => performance.now(),
+    options: { readonly now?: () => number; readonly onSend?: (size: number) => void } = {},
   ) {
     if (!(limits.inFlight >= 1 && limits.size >= 1 && limits.maxWaitMs >= 1)) {
       throw new TypeError('batch limits must be at least 1')
     }
     this.#run = run
     this.#limits = { ...limits }
-    this.#now = now
+    this.#now = options.now ?? (() => performance.now())
+    this.#onSend = options.onSend
   }
 
   /** Adds `item` to the next batch; settles with its result once that batch ran. */
@@ -102,6 +119,7 @@ export class PostgresBatcher<Item, Result> {
     while (this.#running < this.#limits.inFlight && this.#waiting.length > 0) {
       const batch = this.#waiting.splice(0, this.#limits.size)
       this.#running++
+      this.#onSend?.(batch.length)
       void this.#send(batch)
     }
     if (this.#waiting.length === 0 && this.#expiry !== undefined) {

@@ -17,7 +17,7 @@ import type {
   WriteOutcome,
 } from '../../core/ports/beneficiary-store.js'
 import { RECORD_COLUMNS, recordOf, sortKeys, toColumns } from './postgres-beneficiary-columns.js'
-import { PostgresBatcher, type BatchLimits } from './postgres-batcher.js'
+import { PostgresBatcher, type Batching } from './postgres-batcher.js'
 import { PostgresBeneficiaryList } from './postgres-beneficiary-list.js'
 import { PostgresBeneficiaryWrites } from './postgres-beneficiary-writes.js'
 import { PostgresCreates, type CreateResult } from './postgres-create-batch.js'
@@ -70,7 +70,7 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
     schema: string,
     assertOpen: () => void,
     track: (work: Promise<void>) => void,
-    batching: BatchLimits,
+    batching: Batching,
   ) {
     this.#pool = pool
     this.#assertOpen = assertOpen
@@ -92,7 +92,9 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
       CROSS JOIN LATERAL (SELECT ${tokenActive(schema, sql`q.sid`, sql`q.jti`)} AS active) t
       LEFT JOIN ${table(schema, 'beneficiaries')} b ON t.active AND b.id = q.id
       ORDER BY q.n`)
-    this.#reads = new PostgresBatcher((reads) => this.#readAll(reads), batching)
+    this.#reads = new PostgresBatcher((reads) => this.#readAll(reads), batching.limits, {
+      onSend: (size) => batching.observe('read', size),
+    })
     this.#writes = new PostgresBeneficiaryWrites(schema)
     this.#creates = new PostgresCreates(pool, schema, this.#writes, batching)
     this.#history = new PostgresHistory(schema)

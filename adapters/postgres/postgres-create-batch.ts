@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely'
 import { StorageUnavailableError } from '../../core/errors.js'
 import { WRITTEN_COLUMNS, type WrittenColumn } from './postgres-beneficiary-columns.js'
 import type { PostgresBeneficiaryWrites } from './postgres-beneficiary-writes.js'
-import { PostgresBatcher, type BatchLimits } from './postgres-batcher.js'
+import { PostgresBatcher, type Batching } from './postgres-batcher.js'
 import { addCounts, recordCounts, SHARDS, table } from './postgres-counters.js'
 import { PostgresQuery, slot, type Queryable, type SlotValues } from './postgres-query.js'
 
@@ -82,12 +82,14 @@ export class PostgresCreates {
     pool: Queryable,
     schema: string,
     writes: PostgresBeneficiaryWrites,
-    limits: BatchLimits,
+    batching: Batching,
   ) {
     this.#pool = pool
     this.#writes = writes
     this.#many = new PostgresQuery(createManyStatement(schema))
-    this.#batcher = new PostgresBatcher((creates) => this.#runAll(creates), limits)
+    this.#batcher = new PostgresBatcher((creates) => this.#runAll(creates), batching.limits, {
+      onSend: (size) => batching.observe('create', size),
+    })
   }
 
   /** Writes `create` in the next batch. */

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { TokenIdentity } from '../../core/ports/beneficiary-store.js'
 import type { RevokedToken, SessionRecord, SessionStore } from '../../core/ports/session-store.js'
-import { PostgresBatcher, type BatchLimits } from './postgres-batcher.js'
+import { PostgresBatcher, type Batching } from './postgres-batcher.js'
 import { table } from './postgres-counters.js'
 import type { PostgresPool } from './postgres-driver.js'
 import { builderFor, PostgresQuery, slot } from './postgres-query.js'
@@ -45,7 +45,7 @@ export class PostgresSessionStore implements SessionStore {
    * @param assertOpen Throws when the owning storage is closed; called first by every method.
    * @param batching How checks of tokens that arrive together are sent as one statement.
    */
-  constructor(pool: PostgresPool, schema: string, assertOpen: () => void, batching: BatchLimits) {
+  constructor(pool: PostgresPool, schema: string, assertOpen: () => void, batching: Batching) {
     this.#pool = pool
     this.#assertOpen = assertOpen
     const db = builderFor(schema)
@@ -91,7 +91,9 @@ export class PostgresSessionStore implements SessionStore {
       SELECT ${tokenActive(schema, sql`q.sid`, sql`q.jti`)}
       FROM unnest(${slot('sids')}::text[], ${slot('jtis')}::text[]) WITH ORDINALITY AS q(sid, jti, n)
       ORDER BY q.n`)
-    this.#checks = new PostgresBatcher((tokens) => this.#checkAll(tokens), batching)
+    this.#checks = new PostgresBatcher((tokens) => this.#checkAll(tokens), batching.limits, {
+      onSend: (size) => batching.observe('check', size),
+    })
   }
 
   /**

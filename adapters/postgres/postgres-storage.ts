@@ -1,5 +1,5 @@
 import type { Storage } from '../../core/ports/storage.js'
-import type { BatchLimits } from './postgres-batcher.js'
+import type { BatchLimits, BatchListener, Batching } from './postgres-batcher.js'
 import { PostgresBeneficiaryStore } from './postgres-beneficiary-store.js'
 import { PostgresClientStore } from './postgres-client-store.js'
 import {
@@ -57,6 +57,7 @@ export class PostgresStorage implements Storage {
   readonly #pool: PostgresPool
   readonly #ownsPool: boolean
   readonly #background = new Set<Promise<void>>()
+  readonly #batchListeners: BatchListener[] = []
   #closed = false
 
   /** Use {@link openPostgresStorage}. */
@@ -69,9 +70,14 @@ export class PostgresStorage implements Storage {
       batching?: BatchLimits
     },
   ) {
-    const batching = options.batching ?? {
-      ...POSTGRES_DEFAULTS.batching,
-      maxWaitMs: POSTGRES_DEFAULTS.connectionTimeoutMs,
+    const batching: Batching = {
+      limits: options.batching ?? {
+        ...POSTGRES_DEFAULTS.batching,
+        maxWaitMs: POSTGRES_DEFAULTS.connectionTimeoutMs,
+      },
+      observe: (kind, size) => {
+        for (const listener of this.#batchListeners) listener(kind, size)
+      },
     }
     this.#pool = pool
     this.#ownsPool = options.ownsPool
@@ -106,6 +112,14 @@ export class PostgresStorage implements Storage {
       return undefined
     }
     return { total, idle, waiting }
+  }
+
+  /**
+   * Calls `listener` with the kind (`read`, `check`, `create`) and the number of calls of each
+   * batch the storage sends to PostgreSQL (see `batching`), a batch of one included. For metrics.
+   */
+  observeBatches(listener: BatchListener): void {
+    this.#batchListeners.push(listener)
   }
 
   /** The pool, for `seedPostgres` and maintenance. */

@@ -124,7 +124,10 @@ export async function openCliDatabase(
       return (result.rows as { name: string }[]).map((row) => row.name)
     },
     seed: (records) => postgres.seedPostgres(storage, records),
-    watch: (metrics) => metrics.watchPool(() => storage.poolUsage()),
+    watch: (metrics) => {
+      metrics.watchPool(() => storage.poolUsage())
+      metrics.watchBatches(storage)
+    },
     close: () => storage.close(),
   }
 }

@@ -17,6 +17,11 @@ export interface GroupCommitSource {
   observeGroupCommits(listener: (size: number, committed: boolean) => void): void
 }
 
+/** A storage that reports the batches it sends: `PostgresStorage`. */
+export interface BatchSource {
+  observeBatches(listener: (kind: 'read' | 'check' | 'create', size: number) => void): void
+}
+
 /** How a connection pool is used now: `PostgresStorage.poolUsage()`. */
 export interface PoolUsage {
   /** Connections open, in use or idle. */
@@ -56,6 +61,7 @@ const DURATIONS = 'beneficiary_http_request_duration_seconds'
  *   committed group) and `beneficiary_sqlite_group_commit_failures_total`;
  * - with {@link watchPool}: `beneficiary_postgres_pool_connections{state}` and
  *   `beneficiary_postgres_pool_waiting`;
+ * - with {@link watchBatches}: `beneficiary_postgres_batch_calls{kind}` (calls per statement);
  * - with {@link watchRedis}: `beneficiary_redis_round_trip_seconds{outcome}`;
  * - prom-client's default metrics: `process_*` and `nodejs_*` (event-loop lag among them).
  *
@@ -185,6 +191,18 @@ export class ServerMetrics {
       if (committed) sizes.observe(size)
       else failures.inc()
     })
+  }
+
+  /** Adds the PostgreSQL storage's batches: how many calls each statement carried, by kind. */
+  watchBatches(source: BatchSource): void {
+    const sizes = new Histogram({
+      name: 'beneficiary_postgres_batch_calls',
+      help: 'Calls sent to PostgreSQL together in one statement, by kind: read, check or create.',
+      labelNames: ['kind'],
+      buckets: GROUP_BUCKETS.slice(0, 7),
+      registers: [this.registry],
+    })
+    source.observeBatches((kind, size) => sizes.observe({ kind }, size))
   }
 
   /** Adds a connection pool's use (PostgreSQL), read when scraped. */

@@ -32,12 +32,18 @@ describe('PostgresBatcher', () => {
     assert.deepEqual(await Promise.all(calls), ['r1', 'r2', 'r3'])
   })
 
-  it('sends a lone call of an idle batcher alone, in the next turn', async () => {
+  it('sends a lone call of an idle batcher alone, in the next turn, and says so', async () => {
     const r = recorder<number>()
-    const batcher = new PostgresBatcher(r.run, { inFlight: 1, size: 64, maxWaitMs: 60_000 })
+    const sizes: number[] = []
+    const batcher = new PostgresBatcher(
+      r.run,
+      { inFlight: 1, size: 64, maxWaitMs: 60_000 },
+      { onSend: (size) => sizes.push(size) },
+    )
     const call = batcher.submit(7)
     await turn()
     assert.deepEqual(r.batches, [[7]])
+    assert.deepEqual(sizes, [1])
     r.release.shift()!()
     assert.equal(await call, 'r7')
   })
@@ -80,7 +86,11 @@ describe('PostgresBatcher', () => {
     t.mock.timers.enable({ apis: ['setTimeout'] })
     let now = 1000
     const r = recorder<number>()
-    const batcher = new PostgresBatcher(r.run, { inFlight: 1, size: 8, maxWaitMs: 5000 }, () => now)
+    const batcher = new PostgresBatcher(
+      r.run,
+      { inFlight: 1, size: 8, maxWaitMs: 5000 },
+      { now: () => now },
+    )
     const stuck = batcher.submit(1)
     await turn()
     const early = batcher.submit(2)

@@ -19,7 +19,9 @@ import {
   sessionRecord,
   T0,
 } from '../../contracts/storage-fixtures.js'
+import { ServerMetrics } from '../../../server/metrics/server-metrics.js'
 import { postgresSkipReason, useTestSchema } from '../../support/postgres.js'
+import { parsePrometheusText, sampleValue } from '../../support/prometheus-text.js'
 
 const skip = (await postgresSkipReason()) ?? false
 
@@ -104,6 +106,20 @@ describe('PostgreSQL: calls made together are batched', { skip }, () => {
       beneficiaryId: created[0]!.id,
       createdAt: created[0]!.created_at,
     })
+  })
+
+  it('tells the metrics how many calls each batch carried, by kind', async () => {
+    const metrics = new ServerMetrics({ defaultMetrics: false })
+    metrics.watchBatches(storage)
+    await Promise.all([someone(), someone(), someone()].map((record) => create(record)))
+    await create(someone())
+    const families = parsePrometheusText(await metrics.scrape())
+    const name = 'beneficiary_postgres_batch_calls'
+    assert.equal(families.get(name)?.type, 'histogram')
+    assert.equal(sampleValue(families, `${name}_count`, { kind: 'create' }), 2)
+    assert.equal(sampleValue(families, `${name}_sum`, { kind: 'create' }), 4)
+    assert.equal(sampleValue(families, `${name}_bucket`, { kind: 'create', le: '1' }), 1)
+    assert.equal(sampleValue(families, `${name}_bucket`, { kind: 'create', le: '4' }), 2)
   })
 
   it('fails only the creates of a batch whose fiscal code is taken, the others are written', async () => {
