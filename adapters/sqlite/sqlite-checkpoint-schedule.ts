@@ -34,10 +34,10 @@ export interface CheckpointOutcome {
  * copied and the next write can start it over; slowly when there is nothing to copy.
  *
  * A checkpoint that caught up while writes go on is followed by another 5 ms later, not 100:
- * what a checkpoint copies reaches the disk at its fsync, and a commit's fsync waits behind it.
- * Copying 100 ms of updates at once made one commit in a hundred wait 100–120 ms (the update
- * p99 of the benchmark); copying every 5 ms, at most about 20 ms, for more checkpoints (pages
- * written by every group, such as the ends of the indexes, are copied each time).
+ * with 100, one commit in a hundred took 105–125 ms under the benchmark's updates (its p99),
+ * behind a large checkpoint's fsync or in the writer's own safety-net checkpoint; with 5, at
+ * most about 20 ms, for more copying (pages written by every group, such as the ends of the
+ * indexes, are copied at every pass).
  */
 export function nextCheckpointPause(
   outcome: CheckpointOutcome | undefined,
