@@ -58,7 +58,7 @@ describe('SqliteWriterThread: writes on a thread of their own (writer: thread)',
         busy_timeout: 1234,
         foreign_keys: 1,
         wal_autocheckpoint: SAFETY_NET_PAGES,
-        cache_size: -16_384,
+        cache_size: -4_096,
       })
     } finally {
       await storage.close()
