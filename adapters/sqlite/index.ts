@@ -51,5 +51,6 @@ export type { SqliteConfig } from './sqlite-config.js'
 export type { SqlitePragmaOptions } from './sqlite-pragmas.js'
 export type { MigrateSqliteOptions } from './sqlite-migrations.js'
 export type { SeedResult } from './sqlite-seed.js'
+export type { WriterSettings } from './sqlite-writer-protocol.js'
 // Beyond the port: `retainedHistory`, for audits.
 export type { SqliteBeneficiaryStore } from './sqlite-beneficiary-store.js'

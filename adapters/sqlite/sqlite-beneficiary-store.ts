@@ -31,6 +31,7 @@ import {
 } from './sqlite-beneficiary-columns.js'
 import { nameKeys, type NameKeys } from './sqlite-name-keys.js'
 import { prepareWriteStatements } from './sqlite-write-statements.js'
+import type { SqliteWrites } from './sqlite-writer-protocol.js'
 import type { BeneficiaryRow } from './sqlite-schema.js'
 
 // Design: Kysely builds the SQL of every statement once, here in the constructor (or once per
@@ -74,6 +75,7 @@ const KEPT_KEYS: SortKeys = { sort_first: '', sort_last: '' }
 export class SqliteBeneficiaryStore implements BeneficiaryStore {
   readonly #assertOpen: () => void
   readonly #writes: SqliteGroupCommit
+  readonly #writer: SqliteWrites | undefined
   readonly #list: SqliteBeneficiaryList
   readonly #counters: SqliteCounters
   readonly #selectRecord: SqliteQuery<never>
@@ -105,15 +107,19 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
    * @param assertOpen Throws when the owning storage is closed; called first by every method.
    * @param group The connection's group commit, through which every write goes.
    * @param dataVersion The connection's `data_version`, for remembered list totals.
+   * @param writer Where the writes run instead of `group` when given: the writer thread
+   * (`SqliteWriterThread`), which runs them through a store of its own on its own connection.
    */
   constructor(
     db: BetterSqlite3.Database,
     assertOpen: () => void,
     group: SqliteGroupCommit,
     dataVersion: SqliteDataVersion,
+    writer?: SqliteWrites,
   ) {
     this.#assertOpen = assertOpen
     this.#writes = group
+    this.#writer = writer
     this.#db = db
     this.#list = new SqliteBeneficiaryList(db, dataVersion)
     this.#counters = new SqliteCounters(db)
@@ -174,6 +180,11 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   ): Promise<CreateOutcome> {
     this.#assertOpen()
     try {
+      if (this.#writer !== undefined) {
+        const created = await this.#writer.createBeneficiary(record, entry, idempotency)
+        if (typeof created !== 'number') return created
+        return { kind: 'created', record: toRecordFrom(record, created) }
+      }
       return await this.#writes.run(() => this.#create(record, entry, idempotency))
     } catch (error) {
       throw translate(error)
@@ -195,6 +206,9 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   ): Promise<WriteOutcome> {
     this.#assertOpen()
     try {
+      if (this.#writer !== undefined) {
+        return await this.#writer.updateBeneficiary(previous, next, entry)
+      }
       return await this.#writes.run(() => this.#replace(previous, next, entry))
     } catch (error) {
       throw translate(error)
@@ -211,6 +225,8 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     entry: HistoryEntry,
   ): Promise<WriteOutcome> {
     this.#assertOpen()
+    if (this.#writer !== undefined)
+      return this.#writer.removeBeneficiary(id, expectedVersion, entry)
     return this.#writes.run(() => this.#remove(id, expectedVersion, entry))
   }
 

@@ -32,9 +32,15 @@ export class SqliteCheckpointer {
 
   /**
    * Starts the thread for the file of `db` (a WAL database, not `:memory:`).
+   * @param setWriterPragma Sets a pragma on the connection that writes when it is not `db` (the
+   * writer thread's, which copies `db`'s at start): told SQLite's default threshold back if the
+   * thread ends on its own.
    * @throws TypeError for an in-memory database.
    */
-  constructor(db: BetterSqlite3.Database) {
+  constructor(
+    db: BetterSqlite3.Database,
+    setWriterPragma: (name: string, value: number) => void = () => {},
+  ) {
     if (db.memory) throw new TypeError('an in-memory database has no WAL to checkpoint')
     const pageSize = Number(db.pragma('page_size', { simple: true }))
     db.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`)
@@ -51,6 +57,7 @@ export class SqliteCheckpointer {
         this.#running = false
         if (!this.#stopping && db.open) {
           db.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES}`)
+          setWriterPragma('wal_autocheckpoint', SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES)
         }
         resolve()
       })

@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 import type { Selectable } from 'kysely'
 import type { ClientRecord, ClientStore } from '../../core/ports/client-store.js'
 import type { SqliteActiveTokens } from './sqlite-active-tokens.js'
+import type { SqliteWrites } from './sqlite-writer-protocol.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import type { ClientRow } from './sqlite-schema.js'
 
@@ -15,6 +16,7 @@ type StoredRow = Selectable<ClientRow>
 export class SqliteClientStore implements ClientStore {
   readonly #assertOpen: () => void
   readonly #known: SqliteActiveTokens
+  readonly #writer: SqliteWrites | undefined
   readonly #insert: SqliteQuery<never>
   readonly #select: SqliteQuery<StoredRow>
   readonly #selectAll: SqliteQuery<StoredRow>
@@ -24,10 +26,17 @@ export class SqliteClientStore implements ClientStore {
    * @param db An open connection whose schema `migrateSqlite` brought up to date.
    * @param assertOpen Throws when the owning storage is closed; called first by every method.
    * @param known The memo of active tokens, which a revocation empties.
+   * @param writer Where the writes run when given: the writer thread (`SqliteWriterThread`).
    */
-  constructor(db: BetterSqlite3.Database, assertOpen: () => void, known: SqliteActiveTokens) {
+  constructor(
+    db: BetterSqlite3.Database,
+    assertOpen: () => void,
+    known: SqliteActiveTokens,
+    writer?: SqliteWrites,
+  ) {
     this.#assertOpen = assertOpen
     this.#known = known
+    this.#writer = writer
     this.#insert = new SqliteQuery(
       db,
       queryBuilder.insertInto('clients').values({
@@ -63,6 +72,7 @@ export class SqliteClientStore implements ClientStore {
    */
   async insert(client: ClientRecord): Promise<void> {
     this.#assertOpen()
+    if (this.#writer !== undefined) return this.#writer.insertClient(client)
     this.#insert.run({
       id: client.id,
       name: client.name,
@@ -89,7 +99,10 @@ export class SqliteClientStore implements ClientStore {
   /** Sets `revoked_at` to `at`. False when the client is unknown or already revoked. */
   async revoke(id: string, at: number): Promise<boolean> {
     this.#assertOpen()
-    const revoked = this.#revoke.run({ id, at }).changes > 0
+    const revoked =
+      this.#writer !== undefined
+        ? await this.#writer.revokeClient(id, at)
+        : this.#revoke.run({ id, at }).changes > 0
     this.#known.forget()
     return revoked
   }

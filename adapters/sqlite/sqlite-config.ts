@@ -40,4 +40,12 @@ export interface SqliteConfig {
    * fsync (see `SqliteCheckpointer`); the standalone server uses it. Ignored for `:memory:`.
    */
   readonly checkpoint?: 'inline' | 'background'
+  /**
+   * Who runs the writes. `inline` (the default): the calling thread, on the storage's one
+   * connection; a commit's fsync blocks the event loop. `thread`: a thread of the storage's own
+   * with a second connection that runs every write, its group commits and their fsyncs, so that
+   * reads on the calling thread never wait for a write (see `SqliteWriterThread`); the
+   * standalone server uses it. Ignored for `:memory:`, which another connection cannot share.
+   */
+  readonly writer?: 'inline' | 'thread'
 }

@@ -28,4 +28,13 @@ export class SqliteDataVersion {
     }
     return this.#version
   }
+
+  /**
+   * Has the next `current()` read the version again, in this turn too: called when the writer
+   * thread (`SqliteWriterThread`), another connection, has committed writes about to be
+   * acknowledged, so that the reads that follow see them, not what a memo kept of before.
+   */
+  invalidate(): void {
+    this.#readThisTurn = false
+  }
 }

@@ -3,9 +3,12 @@ import type { SqliteConfig } from './sqlite-config.js'
 
 /**
  * The connection settings of {@link SqliteConfig}: everything but the path, whether to create
- * and migrate it, and the checkpoints.
+ * and migrate it, the checkpoints and the writer.
  */
-export type SqlitePragmaOptions = Omit<SqliteConfig, 'path' | 'create' | 'migrate' | 'checkpoint'>
+export type SqlitePragmaOptions = Omit<
+  SqliteConfig,
+  'path' | 'create' | 'migrate' | 'checkpoint' | 'writer'
+>
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000
 const DEFAULT_CACHE_SIZE_KIB = 65_536

@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { sql, type Selectable } from 'kysely'
 import type { RevokedToken, SessionRecord, SessionStore } from '../../core/ports/session-store.js'
 import type { SqliteActiveTokens } from './sqlite-active-tokens.js'
+import type { SqliteWrites } from './sqlite-writer-protocol.js'
 import { translateStorageFailure } from './sqlite-storage-failure.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import type { SessionRow } from './sqlite-schema.js'
@@ -22,6 +23,7 @@ const REVOKED_TOKEN_GRACE_MS = 10 * 60_000
 export class SqliteSessionStore implements SessionStore {
   readonly #assertOpen: () => void
   readonly #known: SqliteActiveTokens
+  readonly #writer: SqliteWrites | undefined
   readonly #insert: SqliteQuery<never>
   readonly #selectByHash: SqliteQuery<StoredRow>
   readonly #revokeSession: SqliteQuery<never>
@@ -36,10 +38,17 @@ export class SqliteSessionStore implements SessionStore {
    * @param db An open connection whose schema `migrateSqlite` brought up to date.
    * @param assertOpen Throws when the owning storage is closed; called first by every method.
    * @param known The memo of active tokens, shared with the client store, whose revocations empty it.
+   * @param writer Where the writes run when given: the writer thread (`SqliteWriterThread`).
    */
-  constructor(db: BetterSqlite3.Database, assertOpen: () => void, known: SqliteActiveTokens) {
+  constructor(
+    db: BetterSqlite3.Database,
+    assertOpen: () => void,
+    known: SqliteActiveTokens,
+    writer?: SqliteWrites,
+  ) {
     this.#assertOpen = assertOpen
     this.#known = known
+    this.#writer = writer
     this.#insert = new SqliteQuery(
       db,
       queryBuilder.insertInto('sessions').values({
@@ -122,6 +131,7 @@ export class SqliteSessionStore implements SessionStore {
    */
   async insert(session: SessionRecord): Promise<void> {
     this.#assertOpen()
+    if (this.#writer !== undefined) return this.#writer.insertSession(session)
     this.#insert.run({
       id: session.id,
       client_id: session.client_id,
@@ -147,7 +157,8 @@ export class SqliteSessionStore implements SessionStore {
   async revoke(sessionId: string, at: number, token?: RevokedToken): Promise<void> {
     this.#assertOpen()
     try {
-      this.#revoke.immediate(sessionId, at, token)
+      if (this.#writer !== undefined) await this.#writer.revokeSession(sessionId, at, token)
+      else this.#revoke.immediate(sessionId, at, token)
     } catch (error) {
       throw translateStorageFailure(error)
     }

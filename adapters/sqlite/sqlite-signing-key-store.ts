@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { SigningKey, SigningKeyStore } from '../../core/ports/signing-key-store.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
+import type { SqliteWrites } from './sqlite-writer-protocol.js'
 
 /**
  * The signing keys the standalone server generated (D3), in the `signing_keys` table.
@@ -9,15 +10,18 @@ import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
  */
 export class SqliteSigningKeyStore implements SigningKeyStore {
   readonly #assertOpen: () => void
+  readonly #writer: SqliteWrites | undefined
   readonly #selectAll: SqliteQuery<SigningKey>
   readonly #insert: SqliteQuery<never>
 
   /**
    * @param db An open connection whose schema `migrateSqlite` brought up to date.
    * @param assertOpen Throws when the owning storage is closed; called first by every method.
+   * @param writer Where the writes run when given: the writer thread (`SqliteWriterThread`).
    */
-  constructor(db: BetterSqlite3.Database, assertOpen: () => void) {
+  constructor(db: BetterSqlite3.Database, assertOpen: () => void, writer?: SqliteWrites) {
     this.#assertOpen = assertOpen
+    this.#writer = writer
     this.#selectAll = new SqliteQuery(
       db,
       queryBuilder
@@ -48,6 +52,7 @@ export class SqliteSigningKeyStore implements SigningKeyStore {
   /** Adds the key, unless a key with its `kid` exists (another process may have won): then the stored one stays. */
   async insert(key: SigningKey): Promise<void> {
     this.#assertOpen()
+    if (this.#writer !== undefined) return this.#writer.insertSigningKey(key)
     this.#insert.run({ kid: key.kid, secret: key.secret, created_at: key.created_at })
   }
 }

@@ -15,6 +15,8 @@ import { SqliteSessionStore } from './sqlite-session-store.js'
 import { SqliteSigningKeyStore } from './sqlite-signing-key-store.js'
 import { dropStat4Samples } from './sqlite-statistics.js'
 import { translateStorageFailure } from './sqlite-storage-failure.js'
+import type { WriterSettings } from './sqlite-writer-protocol.js'
+import { SqliteWriterThread } from './sqlite-writer-thread.js'
 
 /** Options of the {@link SqliteStorage} constructor. */
 export interface SqliteStorageOptions {
@@ -29,6 +31,13 @@ export interface SqliteStorageOptions {
    * in-memory database.
    */
   readonly checkpoint?: 'inline' | 'background'
+  /**
+   * `thread` runs every write on a thread of the storage's own with its own connection
+   * (`SqliteWriterThread`), stopped by `close()`, so that reads on the calling thread never wait
+   * for a write or its fsync; default `inline`, on the calling thread and this connection.
+   * Ignored for an in-memory database, which another connection cannot open.
+   */
+  readonly writer?: 'inline' | 'thread'
   /** What `migrationsApplied` reports: the migrations the opener applied (default none). */
   readonly migrationsApplied?: readonly string[]
 }
@@ -67,6 +76,7 @@ export class SqliteStorage implements Storage {
   readonly #ping: Database.Statement<[], unknown>
   readonly #writes: SqliteGroupCommit
   readonly #checkpointer: SqliteCheckpointer | undefined
+  readonly #writer: SqliteWriterThread | undefined
   #closed = false
 
   /**
@@ -94,17 +104,38 @@ export class SqliteStorage implements Storage {
     const assertOpen = (): void => this.#assertOpen()
     this.#writes = new SqliteGroupCommit(db)
     const dataVersion = new SqliteDataVersion(db)
-    this.beneficiaries = new SqliteBeneficiaryStore(db, assertOpen, this.#writes, dataVersion)
-    const activeTokens = new SqliteActiveTokens(dataVersion)
-    this.clients = new SqliteClientStore(db, assertOpen, activeTokens)
-    this.sessions = new SqliteSessionStore(db, assertOpen, activeTokens)
-    this.signingKeys = new SqliteSigningKeyStore(db, assertOpen)
     if (options.checkpoint !== undefined && options.checkpoint !== 'inline') {
       if (options.checkpoint !== 'background') {
         throw new TypeError("checkpoint must be 'inline' or 'background'")
       }
-      if (!db.memory) this.#checkpointer = new SqliteCheckpointer(db)
+      if (!db.memory) {
+        // Before the writer, whose connection copies the checkpoint settings it makes.
+        this.#checkpointer = new SqliteCheckpointer(db, (name, value) =>
+          this.#writer?.pragma(name, value),
+        )
+      }
     }
+    if (options.writer !== undefined && options.writer !== 'inline') {
+      if (options.writer !== 'thread') throw new TypeError("writer must be 'inline' or 'thread'")
+      if (!db.memory) this.#writer = new SqliteWriterThread(db, () => dataVersion.invalidate())
+    }
+    const writer = this.#writer
+    this.beneficiaries = new SqliteBeneficiaryStore(
+      db,
+      assertOpen,
+      this.#writes,
+      dataVersion,
+      writer,
+    )
+    const activeTokens = new SqliteActiveTokens(dataVersion)
+    this.clients = new SqliteClientStore(db, assertOpen, activeTokens, writer)
+    this.sessions = new SqliteSessionStore(db, assertOpen, activeTokens, writer)
+    this.signingKeys = new SqliteSigningKeyStore(db, assertOpen, writer)
+  }
+
+  /** Whether the writes run on a thread of the storage's own (`writer: 'thread'`), and it runs. */
+  get writesInBackground(): boolean {
+    return this.#writer?.running ?? false
   }
 
   /** Whether a background checkpointer thread is running (`checkpoint: 'background'`). */
@@ -120,6 +151,7 @@ export class SqliteStorage implements Storage {
    */
   observeGroupCommits(listener: (size: number, committed: boolean) => void): void {
     this.#writes.observe(listener)
+    this.#writer?.observe(listener)
   }
 
   /** The connection, for `backupSqlite`, `seedBeneficiaries` and maintenance. */
@@ -128,12 +160,24 @@ export class SqliteStorage implements Storage {
   }
 
   /**
-   * Resolves when the database answers a query.
-   * @throws Error once `close` has been called, or when the connection is unusable.
+   * Resolves when the database answers a query, and the writer thread (`writer: 'thread'`) is
+   * ready: when it ended, a new one is started and waited for.
+   * @throws Error once `close` has been called, or when the connection is unusable;
+   * StorageUnavailableError when the writer thread cannot start.
    */
   async ping(): Promise<void> {
     this.#assertOpen()
     this.#ping.get()
+    await this.#writer?.ready()
+  }
+
+  /**
+   * The settings of the writer thread's connection (`writer: 'thread'`), once it is ready;
+   * `undefined` when the writes run on this connection.
+   */
+  async writerSettings(): Promise<WriterSettings | undefined> {
+    this.#assertOpen()
+    return this.#writer?.ready()
   }
 
   /**
@@ -144,8 +188,10 @@ export class SqliteStorage implements Storage {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
-    // Writes already accepted are committed, not dropped.
+    // Writes already accepted are committed, not dropped; the writer thread commits and
+    // answers its own before it ends.
     if (this.#db.open) this.#writes.flush()
+    await this.#writer?.close()
     await this.#checkpointer?.stop()
     if (this.#closeDatabase && this.#db.open) {
       refreshStatistics(this.#db, 'optimize', true)
@@ -203,11 +249,20 @@ export async function openSqliteStorage(config: SqliteConfig): Promise<SqliteSto
     applySqlitePragmas(db, config)
     const applied = config.migrate === false ? [] : await migrateSqlite(db)
     refreshStatistics(db, 'optimize = 0x10002', false)
-    return new SqliteStorage(db, {
+    const storage = new SqliteStorage(db, {
       closeDatabase: true,
       migrationsApplied: applied,
       ...(config.checkpoint !== undefined && { checkpoint: config.checkpoint }),
+      ...(config.writer !== undefined && { writer: config.writer }),
     })
+    try {
+      // A writer thread that cannot start fails the opening, not the first write.
+      await storage.ping()
+    } catch (error) {
+      await storage.close()
+      throw error
+    }
+    return storage
   } catch (error) {
     db.close()
     throw error

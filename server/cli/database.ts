@@ -23,15 +23,17 @@ export type DatabaseUse = 'create' | 'existing'
 /**
  * Opens the SQLite database at `path` for `use` (default `create`: creating it and its folder
  * when missing, 0600 and 0700, D32, and migrating it). A write waits up to `busyTimeoutMs`
- * (default 5000) for another process's; `checkpoint` as in `SqliteConfig` (the server
- * checkpoints in the background, other commands inline).
+ * (default 5000) for another process's; `checkpoint` and `writer` as in `SqliteConfig` (the
+ * server checkpoints and writes in the background, other commands inline).
  * @throws CommandFailedError naming the path when it cannot be opened, or, for an `existing`
  *   one, when there is no such file or its schema is not up to date.
  *   MissingPeerDependencyError when better-sqlite3 or kysely is not installed.
  */
 export async function openDatabase(
   path: string,
-  options: Pick<SqliteConfig, 'busyTimeoutMs' | 'checkpoint'> & { use?: DatabaseUse } = {},
+  options: Pick<SqliteConfig, 'busyTimeoutMs' | 'checkpoint' | 'writer'> & {
+    use?: DatabaseUse
+  } = {},
 ): Promise<SqliteStorage> {
   const { use = 'create', ...config } = options
   if (use === 'existing' && path !== ':memory:' && !existsSync(path)) {

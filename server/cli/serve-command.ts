@@ -66,10 +66,12 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       `${file} can be opened by other users of this machine (mode ${mode}): it holds personal data${config.keys === undefined ? ' and the token signing key' : ''}. Restrict it with: chmod 600 ${shellQuote(file)}`,
     )
   }
-  // Checkpoints on a thread of their own: a write never waits for one (SqliteCheckpointer).
+  // Checkpoints on a thread of their own: a write never waits for one (SqliteCheckpointer);
+  // writes on another, so that no request waits for a commit's fsync (SqliteWriterThread).
   const database = await openCliDatabase(config.database, {
     busyTimeoutMs: config.busyTimeoutMs,
     checkpoint: 'background',
+    writer: 'thread',
     poolSize: config.poolSize,
   })
   const storage = database.storage

@@ -33,6 +33,8 @@ export interface OpenOptions {
   readonly busyTimeoutMs?: number
   /** SQLite: `background` for the server, inline for the other commands. */
   readonly checkpoint?: 'background' | 'inline'
+  /** SQLite: `thread` for the server (writes off the event loop), inline for the other commands. */
+  readonly writer?: 'thread' | 'inline'
   /** PostgreSQL: connections in the pool. */
   readonly poolSize?: number
 }
@@ -80,6 +82,7 @@ export async function openCliDatabase(
       ...(options.use !== undefined && { use: options.use }),
       ...(options.busyTimeoutMs !== undefined && { busyTimeoutMs: options.busyTimeoutMs }),
       ...(options.checkpoint !== undefined && { checkpoint: options.checkpoint }),
+      ...(options.writer !== undefined && { writer: options.writer }),
     })
     const sqlite = await import('../../adapters/sqlite/index.js')
     return {

@@ -112,8 +112,15 @@ describe('SqliteCheckpointer: WAL checkpoints from a thread of their own', () =>
     )
   })
 
-  it('checkpoints again soon while behind, slowly once caught up, and backs off after a failure', () => {
-    assert.equal(nextCheckpointPause({ busy: 0, log: 10, checkpointed: 10 }), IDLE_PAUSE_MS)
+  it('checkpoints again soon while behind or while writes keep coming, slowly once caught up and idle, and backs off after a failure', () => {
+    const caughtUp = { busy: 0, log: 10, checkpointed: 10 }
+    assert.equal(nextCheckpointPause(caughtUp, false), IDLE_PAUSE_MS)
+    assert.equal(nextCheckpointPause(caughtUp), IDLE_PAUSE_MS)
+    assert.equal(
+      nextCheckpointPause(caughtUp, true),
+      BEHIND_PAUSE_MS,
+      'a commit since the last checkpoint: writes are coming',
+    )
     assert.equal(nextCheckpointPause({ busy: 0, log: 0, checkpointed: 0 }), IDLE_PAUSE_MS)
     assert.equal(nextCheckpointPause({ busy: 0, log: 12, checkpointed: 10 }), BEHIND_PAUSE_MS)
     assert.equal(nextCheckpointPause({ busy: 1, log: 10, checkpointed: 10 }), BEHIND_PAUSE_MS)

@@ -49,8 +49,14 @@ describe('SQLite across processes', () => {
     await rm(directory, { recursive: true, force: true })
   })
 
-  it('loses no acknowledged write when the writing process is killed with SIGKILL', async () => {
-    const { child, lines } = start('durability-writer', [path])
+  for (const writer of ['inline', 'thread'] as const) {
+    it(`loses no acknowledged write when the writing process is killed with SIGKILL (writer ${writer})`, async () => {
+      await killedWhileWriting(writer)
+    })
+  }
+
+  async function killedWhileWriting(writer: 'inline' | 'thread'): Promise<void> {
+    const { child, lines } = start('durability-writer', [path, writer])
     const exited = once(child, 'close')
     const acknowledged: number[] = []
     for (;;) {
@@ -77,7 +83,7 @@ describe('SQLite across processes', () => {
     } finally {
       await storage.close()
     }
-  })
+  }
 
   it('makes a second process’s write wait for the first one’s transaction instead of failing', async () => {
     const storage = await openSqliteStorage({ path })

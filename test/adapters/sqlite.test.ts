@@ -56,6 +56,25 @@ describeStorageContract({
 })
 
 describeStorageContract({
+  name: 'sqlite (file, writer thread)',
+  create: async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'sqlite-contract-'))
+    const storage = await openSqliteStorage({
+      path: join(directory, 'contract.db'),
+      writer: 'thread',
+    })
+    directories.set(storage, directory)
+    return storage
+  },
+  destroy: async (storage) => {
+    await storage.close()
+    const directory = directories.get(storage)
+    if (directory !== undefined) await rm(directory, { recursive: true, force: true })
+  },
+  retainedHistory: (storage, id) => sqliteStorage(storage).beneficiaries.retainedHistory(id),
+})
+
+describeStorageContract({
   name: 'sqlite (:memory:)',
   create: () => openSqliteStorage({ path: ':memory:' }),
   destroy: (storage) => storage.close(),

@@ -2,16 +2,18 @@
  * Child process of the durability test: creates beneficiaries in a loop through
  * `SqliteStorage` (synchronous=FULL), eight at a time so that they share a group commit, and
  * prints each id on its own line once its create has resolved, i.e. once the write is
- * acknowledged. The parent kills it with SIGKILL.
+ * acknowledged. The parent kills it with SIGKILL. With `thread`, the writes run on the
+ * storage's writer thread (`writer: 'thread'`).
  *
- * Usage: node durability-writer.js <database path>
+ * Usage: node durability-writer.js <database path> [inline|thread]
  */
 import { openSqliteStorage } from '../../../adapters/sqlite/index.js'
 
 const path = process.argv[2]
 if (path === undefined) throw new TypeError('usage: durability-writer.js <database path>')
 
-const storage = await openSqliteStorage({ path })
+const writer = process.argv[3] === 'thread' ? 'thread' : 'inline'
+const storage = await openSqliteStorage({ path, writer })
 const GROUP = 8
 const start = Date.UTC(2024, 0, 1)
 
