@@ -31,6 +31,7 @@ const OPTIONS = {
   'jwt-secret-file': { type: 'string' },
   'shutdown-grace': { type: 'string' },
   'busy-timeout': { type: 'string' },
+  'sqlite-writer': { type: 'string' },
   'pool-size': { type: 'string' },
   'body-timeout': { type: 'string' },
   'redis-url': { type: 'string' },
@@ -67,11 +68,12 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     )
   }
   // Checkpoints on a thread of their own: a write never waits for one (SqliteCheckpointer);
-  // writes on another, so that no request waits for a commit's fsync (SqliteWriterThread).
+  // with --sqlite-writer thread, writes on another, so that no request waits for a commit's
+  // fsync (SqliteWriterThread).
   const database = await openCliDatabase(config.database, {
     busyTimeoutMs: config.busyTimeoutMs,
     checkpoint: 'background',
-    writer: 'thread',
+    writer: config.sqliteWriter,
     poolSize: config.poolSize,
   })
   const storage = database.storage

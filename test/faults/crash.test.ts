@@ -246,8 +246,10 @@ async function crashRounds(t: { diagnostic(message: string): void }, target: Cra
     const ledger = new Ledger()
     for (let round = 0; round < rounds; round++) {
       const transport = round % 2 === 0 ? 'uws' : 'node'
-      const context = `seed ${random.seed}, round ${round} (${transport})`
-      server = await ServeChild.start(db, { TRANSPORT: transport })
+      // On SQLite, every other pair of rounds writes on the writer thread (--sqlite-writer).
+      const writes = round % 4 < 2 ? 'inline' : 'thread'
+      const context = `seed ${random.seed}, round ${round} (${transport}, ${writes} writes)`
+      server = await ServeChild.start(db, { TRANSPORT: transport, SQLITE_WRITER: writes })
       const base = server.url
       const token = await login(base, client)
       if (round > 0) {
