@@ -11,7 +11,7 @@ import { claimKey } from './postgres-idempotency-claims.js'
 import { PostgresQuery, slot } from './postgres-query.js'
 
 /** The SQL type of each written column: every value is sent as text and cast once. */
-const COLUMN_TYPES: { readonly [C in WrittenColumn]: string } = {
+export const COLUMN_TYPES: { readonly [C in WrittenColumn]: string } = {
   first_name: 'text',
   last_name: 'text',
   email: 'text',

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import { StorageUnavailableError } from '../../core/errors.js'
 import { WRITTEN_COLUMNS, type WrittenColumn } from './postgres-beneficiary-columns.js'
-import type { PostgresBeneficiaryWrites } from './postgres-beneficiary-writes.js'
+import { COLUMN_TYPES, type PostgresBeneficiaryWrites } from './postgres-beneficiary-writes.js'
 import { PostgresBatcher, type Batching } from './postgres-batcher.js'
 import { addCounts, recordCounts, SHARDS, table } from './postgres-counters.js'
 import { PostgresQuery, slot, type Queryable, type SlotValues } from './postgres-query.js'
@@ -21,26 +21,8 @@ export interface PendingCreate {
  */
 export type CreateResult = { readonly id: number | undefined } | { readonly error: unknown }
 
-/** The SQL type of each written column in the batch's JSON; JSON values travel as text. */
-const INPUT_TYPES: { readonly [C in WrittenColumn]: string } = {
-  first_name: 'text',
-  last_name: 'text',
-  email: 'text',
-  phone: 'text',
-  date_of_birth: 'text',
-  fiscal_code: 'text',
-  address_street: 'text',
-  address_city: 'text',
-  address_postal_code: 'text',
-  address_country: 'text',
-  metadata: 'text',
-  status: 'text',
-  created_at: 'bigint',
-  updated_at: 'bigint',
-  version: 'integer',
-  sort_first: 'text',
-  sort_last: 'text',
-}
+/** The SQL type of each written column in the batch's JSON: JSON values travel as text. */
+const INPUT_TYPES: { readonly [C in WrittenColumn]: string } = { ...COLUMN_TYPES, metadata: 'text' }
 
 /** The columns of the batch's JSON beyond the record's: its place, the entry, the claim. */
 const OTHER_INPUT = `n integer, at bigint, action text, client_id text, request_id text,

@@ -39,40 +39,24 @@ function sqliteStorage(storage: Storage): SqliteStorage {
 
 const directories = new WeakMap<Storage, string>()
 
-describeStorageContract({
-  name: 'sqlite (file)',
-  create: async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'sqlite-contract-'))
-    const storage = await openSqliteStorage({ path: join(directory, 'contract.db') })
-    directories.set(storage, directory)
-    return storage
-  },
-  destroy: async (storage) => {
-    await storage.close()
-    const directory = directories.get(storage)
-    if (directory !== undefined) await rm(directory, { recursive: true, force: true })
-  },
-  retainedHistory: (storage, id) => sqliteStorage(storage).beneficiaries.retainedHistory(id),
-})
-
-describeStorageContract({
-  name: 'sqlite (file, writer thread)',
-  create: async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'sqlite-contract-'))
-    const storage = await openSqliteStorage({
-      path: join(directory, 'contract.db'),
-      writer: 'thread',
-    })
-    directories.set(storage, directory)
-    return storage
-  },
-  destroy: async (storage) => {
-    await storage.close()
-    const directory = directories.get(storage)
-    if (directory !== undefined) await rm(directory, { recursive: true, force: true })
-  },
-  retainedHistory: (storage, id) => sqliteStorage(storage).beneficiaries.retainedHistory(id),
-})
+/** The contract on a file, its writes inline or on the writer thread. */
+for (const writer of ['inline', 'thread'] as const) {
+  describeStorageContract({
+    name: writer === 'inline' ? 'sqlite (file)' : 'sqlite (file, writer thread)',
+    create: async () => {
+      const directory = await mkdtemp(join(tmpdir(), 'sqlite-contract-'))
+      const storage = await openSqliteStorage({ path: join(directory, 'contract.db'), writer })
+      directories.set(storage, directory)
+      return storage
+    },
+    destroy: async (storage) => {
+      await storage.close()
+      const directory = directories.get(storage)
+      if (directory !== undefined) await rm(directory, { recursive: true, force: true })
+    },
+    retainedHistory: (storage, id) => sqliteStorage(storage).beneficiaries.retainedHistory(id),
+  })
+}
 
 describeStorageContract({
   name: 'sqlite (:memory:)',
