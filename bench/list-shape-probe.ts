@@ -15,10 +15,12 @@
 import { parseArgs } from 'node:util'
 import Database from 'better-sqlite3'
 import { openSqliteStorage } from '../adapters/sqlite/index.js'
-import type { SortField } from '../core/beneficiary.js'
+import { BENEFICIARY_STATUSES, type SortField } from '../core/beneficiary.js'
 import type { ListQuery } from '../core/ports/beneficiary-store.js'
 import { searchTerms } from '../core/search-terms.js'
 import { DAY_MS } from '../core/time.js'
+import { SORT_FIELDS } from '../core/validation/query-schemas.js'
+import { SeededRandom } from './seeded-random.js'
 
 const { values: options } = parseArgs({
   options: {
@@ -30,20 +32,11 @@ const { values: options } = parseArgs({
 })
 if (options.db === undefined) throw new Error('--db <path> is required')
 
-const SORTS: readonly SortField[] = ['id', 'created_at', 'updated_at', 'last_name', 'first_name']
-const STATUSES = ['active', 'inactive', 'pending'] as const
+const SORTS: readonly SortField[] = SORT_FIELDS
+const STATUSES = BENEFICIARY_STATUSES
 
-/** A small seedable generator (mulberry32). */
-function generator(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = Math.imul(state ^ (state >>> 15), state | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
-const random = generator(Number(options.seed))
+const seeded = new SeededRandom(Number(options.seed))
+const random = (): number => seeded.next()
 const int = (below: number): number => Math.floor(random() * below)
 const pick = <T>(items: readonly T[]): T => items[int(items.length)]!
 
