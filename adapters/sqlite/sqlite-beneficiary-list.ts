@@ -1,6 +1,8 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { BeneficiarySummary } from '../../core/beneficiary.js'
 import type { ListQuery, Page } from '../../core/ports/beneficiary-store.js'
+import { SqliteCounterMirror } from './sqlite-counter-mirror.js'
+import type { CounterChange } from './sqlite-counters.js'
 import type { SqliteDataVersion } from './sqlite-data-version.js'
 import { SqliteListItems } from './sqlite-list-items.js'
 import { choosePlan, fromNearerEnd, type Seek, type Shape } from './sqlite-list-plan.js'
@@ -13,26 +15,33 @@ import { SqliteListTotals } from './sqlite-list-totals.js'
  * The listing of `SqliteBeneficiaryStore`: filters, sorts (D15), search (D16) and exact totals,
  * each query shape compiled once by Kysely and kept as a prepared statement.
  *
- * Totals without a search come from `beneficiary_day_counts` (a sum over at most a few thousand
- * rows, plus an index count for partial days); a search counts its matches in the FTS5 index.
- * A page in the second half is read from the other end. A deep page starts where the counters
- * say it begins (the block of ids, the day, the two-letter name prefix), so OFFSET skips at most
- * one bucket instead of up to a million rows; only filtered sorts that no counter covers (a
- * name sort within a date range, say) skip along their index.
+ * Totals without a search come from the connection's copy of the counters
+ * (`SqliteCounterMirror`, plus an index count for partial days); a search counts its matches in
+ * the FTS5 index. A page in the second half is read from the other end. A deep page starts where
+ * the counters say it begins (the block of ids, the day, the bucket of a name order), so OFFSET
+ * skips at most one bucket instead of up to a million rows; only filtered sorts that no counter
+ * covers (a name sort within a date range, say) skip along their index.
  */
 export class SqliteBeneficiaryList {
   readonly #totals: SqliteListTotals
   readonly #seek: SqliteListSeek
   readonly #items: SqliteListItems
   readonly #search: SqliteListSearch
+  readonly #mirror: SqliteCounterMirror
   readonly #snapshot: BetterSqlite3.Transaction<(query: ListQuery) => Page<BeneficiarySummary>>
 
   constructor(db: BetterSqlite3.Database, dataVersion: SqliteDataVersion) {
     this.#snapshot = db.transaction((query: ListQuery) => this.#listNow(query))
-    this.#totals = new SqliteListTotals(db, dataVersion)
-    this.#seek = new SqliteListSeek(db)
+    this.#mirror = new SqliteCounterMirror(db)
+    this.#totals = new SqliteListTotals(db, dataVersion, this.#mirror)
+    this.#seek = new SqliteListSeek(this.#mirror)
     this.#items = new SqliteListItems(db)
     this.#search = new SqliteListSearch(db, this.#totals, this.#items)
+  }
+
+  /** A flush of this connection's counters committed (see `SqliteCounterMirror`). */
+  countersCommitted(generation: number, changes: readonly CounterChange[]): void {
+    this.#mirror.countersCommitted(generation, changes)
   }
 
   /**

@@ -126,7 +126,12 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     // Counted from deferred statements, so that a failed write is not counted, and written
     // once per group.
     const counters = this.#counters
-    group.finishEach({ finish: () => counters.flush(), discard: () => counters.discard() })
+    group.finishEach({
+      finish: () => counters.flush(),
+      discard: () => counters.discard(),
+      committed: () => counters.committed(),
+    })
+    counters.onCommitted((generation, changes) => this.#list.countersCommitted(generation, changes))
     const byId = queryBuilder.selectFrom('beneficiaries').where('id', '=', slot('id'))
     this.#selectRecord = new SqliteQuery(db, byId.select(RECORD_COLUMNS))
     this.#selectCurrent = new SqliteQuery(db, byId.select(CURRENT_COLUMNS))
@@ -359,6 +364,8 @@ function countedOf(record: BeneficiaryRecord, keys: SortKeys): Counted {
     updated_at: record.updated_at,
     sort_first: keys.sort_first,
     sort_last: keys.sort_last,
+    first_name: record.first_name,
+    last_name: record.last_name,
   }
 }
 

@@ -5,6 +5,8 @@ import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 
 /** Ids per row of `beneficiary_block_counts`, whose key is `id >> 10`. */
 export const BLOCK_SIZE = 1024
+/** Ids per bucket of `beneficiary_name_key_counts`, whose `block` is `id >> 15`. */
+export const NAME_BLOCK_SIZE = 32_768
 
 /** The fields of a record the counters look at. */
 export interface Counted {
@@ -14,17 +16,31 @@ export interface Counted {
   readonly updated_at: number
   readonly sort_first: string
   readonly sort_last: string
+  readonly first_name: string
+  readonly last_name: string
 }
 
-/** The key of `beneficiary_name_counts`: the first two characters (code points) of a sort key. */
-export function namePrefix(sortKey: string): string {
-  const [first = '', second = ''] = sortKey
-  return first + second
+/** The counter tables, as `SqliteCounterMirror` keeps them. */
+export type CounterKind = 'day' | 'block' | 'updated' | 'first' | 'last' | 'status'
+
+/** What one flush did to one counter row. */
+export interface CounterChange {
+  readonly kind: CounterKind
+  /** The row's key columns: `status` and the table's own (`day`, `block`, `sort_key`...). */
+  readonly key: Readonly<Record<string, string | number>>
+  /** Records counted in minus records counted out. */
+  readonly n: number
+  /** The id bounds of the records counted in; `Infinity` and `-Infinity` when none was. */
+  readonly minId: number
+  readonly maxId: number
 }
+
+/** Told, after its group committed, the generation a flush wrote and what it changed. */
+export type CountersCommitted = (generation: number, changes: readonly CounterChange[]) => void
 
 const NAME_KEYS = [
-  ['first', 'sort_first'],
-  ['last', 'sort_last'],
+  ['first', 'sort_first', 'first_name'],
+  ['last', 'sort_last', 'last_name'],
 ] as const
 
 /** The statements of one counter table: an upsert that adds, and an update that subtracts. */
@@ -36,12 +52,9 @@ interface CounterTable {
 }
 
 /** What the writes since the last flush did to one counter row. */
-interface Pending {
+interface Pending extends CounterChange {
   readonly table: CounterTable
-  readonly key: Readonly<Record<string, string | number>>
-  /** Records counted in minus records counted out. */
   n: number
-  /** The id bounds of the records counted in; `Infinity` and `-Infinity` when none was. */
   minId: number
   maxId: number
 }
@@ -57,6 +70,9 @@ interface Pending {
  * counting each create on its own ran six statements for it (a tenth of a create's cost).
  * A write that fails must not be tallied (the store tallies from its deferred statements,
  * which are dropped with a failed write); `discard` forgets the tally of a failed group.
+ *
+ * Every flush also raises the file's counter generation, and once its group committed,
+ * `committed` tells the connection's copy of the counters what changed (`onCommitted`).
  */
 export class SqliteCounters {
   readonly #day: CounterTable
@@ -64,7 +80,10 @@ export class SqliteCounters {
   readonly #updated: CounterTable
   readonly #name: CounterTable
   readonly #status: CounterTable
+  readonly #nextGeneration: BetterSqlite3.Statement<[], number>
   #pending = new Map<string, Pending>()
+  #flushed: { readonly generation: number; readonly changes: readonly Pending[] } | undefined
+  #listener: CountersCommitted | undefined
 
   constructor(db: BetterSqlite3.Database) {
     this.#day = {
@@ -99,8 +118,24 @@ export class SqliteCounters {
     }
     this.#block = counterTable(db, 'beneficiary_block_counts', ['status', 'block'])
     this.#updated = counterTable(db, 'beneficiary_updated_counts', ['status', 'day'])
-    this.#name = counterTable(db, 'beneficiary_name_counts', ['name', 'status', 'prefix'])
+    this.#name = counterTable(db, 'beneficiary_name_key_counts', [
+      'name',
+      'status',
+      'sort_key',
+      'raw_name',
+      'block',
+    ])
     this.#status = counterTable(db, 'beneficiary_status_counts', ['status'])
+    this.#nextGeneration = db
+      .prepare<[], number>(
+        'UPDATE beneficiary_counter_generation SET generation = generation + 1 RETURNING generation',
+      )
+      .pluck()
+  }
+
+  /** Has `listener` told what every committed flush changed; replaces the last. */
+  onCommitted(listener: CountersCommitted): void {
+    this.#listener = listener
   }
 
   /** Counts a record in. */
@@ -127,19 +162,18 @@ export class SqliteCounters {
     const { id, status } = after
     const created = dayOf(after.created_at)
     if (dayOf(before.created_at) !== created) {
-      this.#tally(this.#day, 'd', { status, day: dayOf(before.created_at) }, -1, id)
-      this.#tally(this.#day, 'd', { status, day: created }, 1, id)
+      this.#tally(this.#day, 'day', { status, day: dayOf(before.created_at) }, -1, id)
+      this.#tally(this.#day, 'day', { status, day: created }, 1, id)
     }
     const updated = dayOf(after.updated_at)
     if (dayOf(before.updated_at) !== updated) {
-      this.#tally(this.#updated, 'u', { status, day: dayOf(before.updated_at) }, -1, id)
-      this.#tally(this.#updated, 'u', { status, day: updated }, 1, id)
+      this.#tally(this.#updated, 'updated', { status, day: dayOf(before.updated_at) }, -1, id)
+      this.#tally(this.#updated, 'updated', { status, day: updated }, 1, id)
     }
-    for (const [name, key] of NAME_KEYS) {
-      const prefix = namePrefix(after[key])
-      if (namePrefix(before[key]) !== prefix) {
-        this.#tally(this.#name, name, { name, status, prefix: namePrefix(before[key]) }, -1, id)
-        this.#tally(this.#name, name, { name, status, prefix }, 1, id)
+    for (const [name, key, raw] of NAME_KEYS) {
+      if (before[key] !== after[key] || before[raw] !== after[raw]) {
+        this.#tally(this.#name, name, nameKey(name, before, key, raw), -1, id)
+        this.#tally(this.#name, name, nameKey(name, after, key, raw), 1, id)
       }
     }
   }
@@ -156,30 +190,44 @@ export class SqliteCounters {
       if (minId <= maxId) table.add.run({ ...key, n, min_id: minId, max_id: maxId })
       else if (n !== 0) table.subtract.run({ ...key, n: -n })
     }
+    this.#flushed = { generation: this.#nextGeneration.get()!, changes: [...pending.values()] }
+  }
+
+  /** The flushes since the last call are committed: tells the listener what they changed. */
+  committed(): void {
+    const flushed = this.#flushed
+    this.#flushed = undefined
+    if (flushed !== undefined) this.#listener?.(flushed.generation, flushed.changes)
   }
 
   /** Forgets the tally since the last flush: the writes it counted did not happen. */
   discard(): void {
     this.#pending = new Map()
+    this.#flushed = undefined
   }
 
   #count(record: Counted, sign: 1 | -1): void {
     const { id, status } = record
-    this.#tally(this.#day, 'd', { status, day: dayOf(record.created_at) }, sign, id)
-    this.#tally(this.#block, 'b', { status, block: Math.floor(id / BLOCK_SIZE) }, sign, id)
-    this.#tally(this.#updated, 'u', { status, day: dayOf(record.updated_at) }, sign, id)
-    const first = namePrefix(record.sort_first)
-    const last = namePrefix(record.sort_last)
-    this.#tally(this.#name, 'first', { name: 'first', status, prefix: first }, sign, id)
-    this.#tally(this.#name, 'last', { name: 'last', status, prefix: last }, sign, id)
-    this.#tally(this.#status, 's', { status }, sign, id)
+    this.#tally(this.#day, 'day', { status, day: dayOf(record.created_at) }, sign, id)
+    this.#tally(this.#block, 'block', { status, block: Math.floor(id / BLOCK_SIZE) }, sign, id)
+    this.#tally(this.#updated, 'updated', { status, day: dayOf(record.updated_at) }, sign, id)
+    for (const [name, key, raw] of NAME_KEYS) {
+      this.#tally(this.#name, name, nameKey(name, record, key, raw), sign, id)
+    }
+    this.#tally(this.#status, 'status', { status }, sign, id)
   }
 
-  #tally(table: CounterTable, tag: string, key: Pending['key'], sign: 1 | -1, id: number): void {
-    const name = `${tag}\u0000${Object.values(key).join('\u0000')}`
+  #tally(
+    table: CounterTable,
+    kind: CounterKind,
+    key: Pending['key'],
+    sign: 1 | -1,
+    id: number,
+  ): void {
+    const name = `${kind}\u0000${Object.values(key).join('\u0000')}`
     let pending = this.#pending.get(name)
     if (pending === undefined) {
-      pending = { table, key, n: 0, minId: Infinity, maxId: -Infinity }
+      pending = { kind, table, key, n: 0, minId: Infinity, maxId: -Infinity }
       this.#pending.set(name, pending)
     }
     pending.n += sign
@@ -196,7 +244,7 @@ function counterTable(
   table:
     | 'beneficiary_block_counts'
     | 'beneficiary_updated_counts'
-    | 'beneficiary_name_counts'
+    | 'beneficiary_name_key_counts'
     | 'beneficiary_status_counts',
   keys: readonly string[],
 ): CounterTable {
@@ -215,6 +263,22 @@ function counterTable(
         .onConflict((oc) => oc.columns(keys as never).doUpdateSet({ n: sql`n + excluded.n` })),
     ),
     subtract: new SqliteQuery(db, subtract),
+  }
+}
+
+/** The key of a record's row in `beneficiary_name_key_counts` for one name. */
+function nameKey(
+  name: 'first' | 'last',
+  record: Counted,
+  key: 'sort_first' | 'sort_last',
+  raw: 'first_name' | 'last_name',
+): Pending['key'] {
+  return {
+    name,
+    status: record.status,
+    sort_key: record[key],
+    raw_name: record[raw],
+    block: Math.floor(record.id / NAME_BLOCK_SIZE),
   }
 }
 

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely'
+import { sql, type Compilable, type RawBuilder, type SelectQueryBuilder } from 'kysely'
 import type { BeneficiarySummary, SortField } from '../../core/beneficiary.js'
 import { SUMMARY_COLUMNS, summaryOf } from './sqlite-beneficiary-columns.js'
 import type { Shape } from './sqlite-list-plan.js'
@@ -56,7 +56,8 @@ export class SqliteListItems {
 
 type ItemsBuilder = SelectQueryBuilder<SqliteSchema, 'beneficiaries', BeneficiarySummary>
 
-function buildItemsQuery(shape: Shape): ItemsBuilder {
+function buildItemsQuery(shape: Shape): Compilable {
+  if (shape.seek === 'name') return nameSeekQuery(shape)
   const direction = shape.descending ? 'desc' : 'asc'
   if (shape.search && shape.sort === 'id' && !shape.status && !shape.dates) {
     // The FTS index yields its matches in rowid order: page there, then read only those rows.
@@ -70,7 +71,7 @@ function buildItemsQuery(shape: Shape): ItemsBuilder {
       .selectFrom('beneficiaries')
       .select(SELECTED)
       .where('id', 'in', shape.fromStart ? page : page.offset(slot('offset')))
-      .orderBy('id', direction) as ItemsBuilder
+      .orderBy('id', direction)
   }
 
   let query = queryBuilder.selectFrom('beneficiaries').select(SELECTED) as ItemsBuilder
@@ -124,4 +125,40 @@ function buildItemsQuery(shape: Shape): ItemsBuilder {
   }
   for (const column of rest) query = query.orderBy(sql.ref(`beneficiaries.${column}`), direction)
   return query.limit(sql.lit(shape.limit)).offset(slot('offset'))
+}
+
+/**
+ * An ascending page of a name sort that starts in the bucket `seek` (sort key), `seekName` (raw
+ * name), `seekId` (first id of its block) at `offset`: the rows of that sort key and raw name
+ * from that id on, then those of the following names. Each part walks the name index from its
+ * start; SQLite compares row values only on the index's first two columns, so one query
+ * `(sort key, raw name, id) >= (...)` would pass every id of the name before the block.
+ */
+function nameSeekQuery(shape: Shape): Compilable {
+  const [sortKey = 'sort_last', rawName = 'last_name'] = ORDER_COLUMNS[shape.sort]
+  const filtered = () => {
+    const query = queryBuilder.selectFrom('beneficiaries').select(SELECTED) as ItemsBuilder
+    return shape.status ? query.where(unindexed('status'), '=', slot('status')) : query
+  }
+  const limit = sql.lit(shape.limit)
+  const within = filtered()
+    .where(sql.ref(`beneficiaries.${sortKey}`), '=', slot('seek'))
+    .where(sql.ref(`beneficiaries.${rawName}`), '=', slot('seekName'))
+    .where('beneficiaries.id', '>=', slot('seekId'))
+    .orderBy('beneficiaries.id')
+    .limit(limit)
+    .offset(slot('offset'))
+  const after = filtered()
+    .where(
+      sql<boolean>`(${sql.ref(`beneficiaries.${sortKey}`)}, ${sql.ref(`beneficiaries.${rawName}`)}) > (${slot('seek')}, ${slot('seekName')})`,
+    )
+    .orderBy(sql.ref(`beneficiaries.${sortKey}`))
+    .orderBy(sql.ref(`beneficiaries.${rawName}`))
+    .orderBy('beneficiaries.id')
+    .limit(limit)
+  return queryBuilder
+    .selectFrom(within.as('within'))
+    .selectAll()
+    .unionAll(queryBuilder.selectFrom(after.as('after')).selectAll())
+    .limit(limit)
 }

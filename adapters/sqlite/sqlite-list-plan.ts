@@ -18,9 +18,10 @@ export type Plan = 'order' | 'filter'
 /**
  * Where an `order` plan starts: at the top; at an id the counters found (`id`, either
  * direction); or, ascending only, at a value of the sort's first column (`key`: a day of
- * `created_at` or `updated_at`, the first two characters of a name's sort key).
+ * `created_at` or `updated_at`) or at a bucket of a name order (`name`: a sort key, a raw name
+ * and the first id of a block).
  */
-export type Seek = 'none' | 'id' | 'key'
+export type Seek = 'none' | 'id' | 'key' | 'name'
 
 /** What decides the SQL of a page query: one prepared statement per shape. */
 export interface Shape {

@@ -270,6 +270,46 @@ const coveringListIndexes: Migration = {
   },
 }
 
+// A deep page sorted by name started at the first two letters of its bucket's names, so OFFSET
+// passed up to a whole bucket (150,000 index entries for `ro` at a million records). The name
+// counters now end a bucket at every sort key, raw name and block of 32,768 ids, the order of the
+// name indexes. The generation row, raised by every write of the counters, tells a connection
+// whether its copy of them (`SqliteCounterMirror`) is still the file's.
+const nameKeyCounters: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema
+      .createTable('beneficiary_name_key_counts')
+      .addColumn('name', 'text', (col) => col.notNull().check(sql`name IN ('first', 'last')`))
+      .addColumn('status', 'text', (col) => col.notNull())
+      .addColumn('sort_key', 'text', (col) => col.notNull())
+      .addColumn('raw_name', 'text', (col) => col.notNull())
+      .addColumn('block', 'integer', (col) => col.notNull())
+      .addColumn('n', 'integer', (col) => col.notNull())
+      .addPrimaryKeyConstraint('beneficiary_name_key_counts_key', [
+        'name',
+        'status',
+        'sort_key',
+        'raw_name',
+        'block',
+      ])
+      .modifyEnd(sql`WITHOUT ROWID`)
+      .execute()
+    await sql`INSERT INTO beneficiary_name_key_counts (name, status, sort_key, raw_name, block, n)
+      SELECT 'first', status, sort_first, first_name, id >> 15, count(*)
+        FROM beneficiaries GROUP BY 2, 3, 4, 5
+      UNION ALL
+      SELECT 'last', status, sort_last, last_name, id >> 15, count(*)
+        FROM beneficiaries GROUP BY 2, 3, 4, 5`.execute(db)
+    await db.schema.dropTable('beneficiary_name_counts').execute()
+    await db.schema
+      .createTable('beneficiary_counter_generation')
+      .addColumn('id', 'integer', (col) => col.primaryKey().check(sql`id = 1`))
+      .addColumn('generation', 'integer', (col) => col.notNull())
+      .execute()
+    await sql`INSERT INTO beneficiary_counter_generation (id, generation) VALUES (1, 0)`.execute(db)
+  },
+}
+
 /**
  * Every migration of the schema, by name; names sort in the order they apply. A released
  * migration is never edited: a change to the schema is a new entry.
@@ -279,6 +319,7 @@ export const SQLITE_MIGRATIONS: Readonly<Record<string, Migration>> = Object.fre
   '0002_list_counters': listCounters,
   '0003_status_totals': statusTotals,
   '0004_covering_list_indexes': coveringListIndexes,
+  '0005_name_key_counters': nameKeyCounters,
 })
 
 /** Options of {@link migrateSqlite}. */

@@ -62,13 +62,24 @@ export interface UpdatedCountRow {
   n: number
 }
 
-/** Records per name sort, status and first two characters of the sort key. */
-export interface NameCountRow {
+/**
+ * Records per name sort, status, sort key, raw name and block of 32,768 ids (`id >> 15`): the
+ * buckets of the name indexes' order (sort key, raw name, id), kept by `SqliteCounters`.
+ */
+export interface NameKeyCountRow {
   /** `first` or `last`. */
   name: string
   status: string
-  prefix: string
+  sort_key: string
+  raw_name: string
+  block: number
   n: number
+}
+
+/** The one row of `beneficiary_counter_generation`: one more for every write of the counters. */
+export interface CounterGenerationRow {
+  id: number
+  generation: number
 }
 
 /** A row of `clients` (D1); `scopes` is a JSON array. */
@@ -123,7 +134,8 @@ export interface SqliteSchema {
   beneficiary_day_counts: DayCountRow
   beneficiary_block_counts: BlockCountRow
   beneficiary_updated_counts: UpdatedCountRow
-  beneficiary_name_counts: NameCountRow
+  beneficiary_name_key_counts: NameKeyCountRow
+  beneficiary_counter_generation: CounterGenerationRow
   beneficiary_status_counts: StatusCountRow
   clients: ClientRow
   sessions: SessionRow

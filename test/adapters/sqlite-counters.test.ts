@@ -28,7 +28,8 @@ function counters(storage: SqliteStorage): { kept: unknown; recounted: unknown }
       rows('SELECT status, block, n FROM beneficiary_block_counts WHERE n > 0 ORDER BY 1, 2'),
       rows('SELECT status, day, n FROM beneficiary_updated_counts WHERE n > 0 ORDER BY 1, 2'),
       rows(
-        'SELECT name, status, prefix, n FROM beneficiary_name_counts WHERE n > 0 ORDER BY 1, 2, 3',
+        `SELECT name, status, sort_key, raw_name, block, n FROM beneficiary_name_key_counts
+          WHERE n > 0 ORDER BY 1, 2, 3, 4, 5`,
       ),
       rows('SELECT status, n FROM beneficiary_status_counts WHERE n > 0 ORDER BY 1'),
     ],
@@ -42,10 +43,11 @@ function counters(storage: SqliteStorage): { kept: unknown; recounted: unknown }
       rows(
         `SELECT status, ${day('updated_at')} AS day, count(*) AS n FROM beneficiaries GROUP BY 1, 2 ORDER BY 1, 2`,
       ),
-      rows(`SELECT name, status, prefix, count(*) AS n FROM (
-          SELECT 'first' AS name, status, substr(sort_first, 1, 2) AS prefix FROM beneficiaries
-          UNION ALL SELECT 'last', status, substr(sort_last, 1, 2) FROM beneficiaries
-        ) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`),
+      rows(`SELECT name, status, sort_key, raw_name, block, count(*) AS n FROM (
+          SELECT 'first' AS name, status, sort_first AS sort_key, first_name AS raw_name,
+            id >> 15 AS block FROM beneficiaries
+          UNION ALL SELECT 'last', status, sort_last, last_name, id >> 15 FROM beneficiaries
+        ) GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`),
       rows('SELECT status, count(*) AS n FROM beneficiaries GROUP BY 1 ORDER BY 1'),
     ],
   }

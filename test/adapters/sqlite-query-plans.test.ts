@@ -119,7 +119,7 @@ describe('SQLite query plans', () => {
     }
   })
 
-  it('upgrades a populated file of the older schema (0003) to the covering indexes, with the same answers', async () => {
+  it('upgrades a populated file of the older schema (0003) to the covering indexes and name buckets, with the same answers', async () => {
     const directory = await mkdtemp(join(tmpdir(), 'covering-'))
     const path = join(directory, 'old.db')
     try {
@@ -142,8 +142,13 @@ describe('SQLite query plans', () => {
       const expected = await Promise.all(queries.map((query) => first.beneficiaries.list(query)))
       await first.close()
 
-      // Back to the indexes of 0001 as 0003 left them, and 0004 not applied.
+      // Back to the indexes of 0001 and the name counters of 0002 as 0003 left them, and 0004
+      // and 0005 not applied.
       const old = new Database(path)
+      old.exec(`DROP TABLE beneficiary_name_key_counts; DROP TABLE beneficiary_counter_generation;
+        CREATE TABLE beneficiary_name_counts (name text NOT NULL, status text NOT NULL,
+          prefix text NOT NULL, n integer NOT NULL, PRIMARY KEY (name, status, prefix)) WITHOUT ROWID`)
+      old.prepare("DELETE FROM kysely_migration WHERE name = '0005_name_key_counters'").run()
       for (const [name, columns] of [
         ['beneficiaries_status', 'status'],
         ['beneficiaries_created_at', 'created_at'],
@@ -158,7 +163,10 @@ describe('SQLite query plans', () => {
 
       const upgraded = await openSqliteStorage({ path })
       try {
-        assert.deepEqual(upgraded.migrationsApplied, ['0004_covering_list_indexes'])
+        assert.deepEqual(upgraded.migrationsApplied, [
+          '0004_covering_list_indexes',
+          '0005_name_key_counters',
+        ])
         const columns = upgraded.database
           .prepare<[], { name: string; key: number }>(
             'PRAGMA index_xinfo(beneficiaries_first_name)',

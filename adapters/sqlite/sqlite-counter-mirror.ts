@@ -1,0 +1,181 @@
+import type BetterSqlite3 from 'better-sqlite3'
+import { byCodePoint, byNumber, CountedKeys } from './sqlite-counted-keys.js'
+import type { CounterChange } from './sqlite-counters.js'
+
+/** A bucket of a name order: sort key, raw name, block of ids (`id >> 15`). */
+export type NameBucket = readonly [sortKey: string, rawName: string, block: number]
+
+const byNameBucket = (a: NameBucket, b: NameBucket): number =>
+  byCodePoint(a[0], b[0]) || byCodePoint(a[1], b[1]) || a[2] - b[2]
+
+/** Committed flushes kept for a copy that has not read them yet; past it, it loads anew. */
+const MAX_UNREAD_FLUSHES = 4_096
+
+/** One counter table: its counts per status, and of every status together. */
+export class StatusCounts<K> {
+  readonly #compare: (a: K, b: K) => number
+  readonly #all: CountedKeys<K>
+  readonly #byStatus = new Map<string, CountedKeys<K>>()
+
+  constructor(compare: (a: K, b: K) => number) {
+    this.#compare = compare
+    this.#all = new CountedKeys(compare)
+  }
+
+  /** The counts of `status`, or of every status when undefined. */
+  of(status: string | undefined): CountedKeys<K> {
+    if (status === undefined) return this.#all
+    let keys = this.#byStatus.get(status)
+    if (keys === undefined) {
+      keys = new CountedKeys(this.#compare)
+      this.#byStatus.set(status, keys)
+    }
+    return keys
+  }
+
+  add(status: string, key: K, n: number, minId?: number, maxId?: number): void {
+    this.of(status).add(key, n, minId, maxId)
+    this.#all.add(key, n, minId, maxId)
+  }
+}
+
+/**
+ * This connection's copy of the list counters (`SqliteCounters`): the running sums that find
+ * where a deep page starts and what a date range totals, in microseconds, where SQLite summed a
+ * few thousand counter rows per request (0.8 ms). It follows the file by its counter generation,
+ * which every flush of the counters raises in the same transaction: the writes of this
+ * connection hand it their changes once committed (`countersCommitted`), and any other change
+ * of the generation (another connection's or process's writes, a bulk seed) has it loaded anew.
+ */
+export class SqliteCounterMirror {
+  readonly #generation: BetterSqlite3.Statement<[], number>
+  readonly #loads: Readonly<Record<'day' | 'block' | 'updated' | 'name', BetterSqlite3.Statement>>
+  #days = new StatusCounts<number>(byNumber)
+  #blocks = new StatusCounts<number>(byNumber)
+  #updated = new StatusCounts<number>(byNumber)
+  #first = new StatusCounts<NameBucket>(byNameBucket)
+  #last = new StatusCounts<NameBucket>(byNameBucket)
+  /** The generation the copy holds; -1 before the first load. */
+  #held = -1
+  #unread: { readonly generation: number; readonly changes: readonly CounterChange[] }[] = []
+
+  constructor(db: BetterSqlite3.Database) {
+    this.#generation = db
+      .prepare<[], number>('SELECT generation FROM beneficiary_counter_generation')
+      .pluck()
+    const load = (sql: string) => db.prepare(sql).raw()
+    this.#loads = {
+      day: load(
+        'SELECT status, day, n, min_id, max_id FROM beneficiary_day_counts WHERE n > 0 ORDER BY day',
+      ),
+      block: load(
+        'SELECT status, block, n FROM beneficiary_block_counts WHERE n > 0 ORDER BY block',
+      ),
+      updated: load(
+        'SELECT status, day, n FROM beneficiary_updated_counts WHERE n > 0 ORDER BY day',
+      ),
+      name: load(
+        `SELECT name, status, sort_key, raw_name, block, n FROM beneficiary_name_key_counts
+          WHERE n > 0 ORDER BY name, sort_key, raw_name, block`,
+      ),
+    }
+  }
+
+  /** A flush of this connection's counters committed: `generation` and what it changed. */
+  countersCommitted(generation: number, changes: readonly CounterChange[]): void {
+    if (this.#unread.length >= MAX_UNREAD_FLUSHES) this.#unread = []
+    this.#unread.push({ generation, changes })
+  }
+
+  /**
+   * Brings the copy to the counters this connection reads now; called inside the snapshot of
+   * the listing that reads the copy.
+   */
+  refresh(): void {
+    const generation = this.#generation.get()!
+    if (generation !== this.#held) {
+      for (const flush of this.#unread) {
+        if (flush.generation !== this.#held + 1 || this.#held === -1) continue
+        for (const change of flush.changes) this.#apply(change)
+        this.#held = flush.generation
+      }
+      if (generation !== this.#held) this.#load(generation)
+    }
+    this.#unread = []
+  }
+
+  /** Records per creation day (UTC, `created_at / DAY_MS`), with the ids' bounds. */
+  days(status: string | undefined): CountedKeys<number> {
+    return this.#days.of(status)
+  }
+
+  /** Records per block of 1024 ids. */
+  blocks(status: string | undefined): CountedKeys<number> {
+    return this.#blocks.of(status)
+  }
+
+  /** Records per update day. */
+  updated(status: string | undefined): CountedKeys<number> {
+    return this.#updated.of(status)
+  }
+
+  /** Records per bucket of the order of a name sort. */
+  names(name: 'first' | 'last', status: string | undefined): CountedKeys<NameBucket> {
+    return (name === 'first' ? this.#first : this.#last).of(status)
+  }
+
+  #apply({ kind, key, n, minId, maxId }: CounterChange): void {
+    const status = String(key.status)
+    switch (kind) {
+      case 'day':
+        this.#days.add(status, Number(key.day), n, minId, maxId)
+        break
+      case 'block':
+        this.#blocks.add(status, Number(key.block), n)
+        break
+      case 'updated':
+        this.#updated.add(status, Number(key.day), n)
+        break
+      case 'first':
+      case 'last':
+        ;(kind === 'first' ? this.#first : this.#last).add(
+          status,
+          [String(key.sort_key), String(key.raw_name), Number(key.block)],
+          n,
+        )
+        break
+      case 'status':
+        // The totals of a status are its blocks' sum.
+        break
+    }
+  }
+
+  #load(generation: number): void {
+    this.#days = new StatusCounts(byNumber)
+    this.#blocks = new StatusCounts(byNumber)
+    this.#updated = new StatusCounts(byNumber)
+    this.#first = new StatusCounts(byNameBucket)
+    this.#last = new StatusCounts(byNameBucket)
+    for (const [status, day, n, minId, maxId] of this.#loads.day.all() as number[][]) {
+      this.#days.add(String(status), day!, n!, minId, maxId)
+    }
+    for (const [status, block, n] of this.#loads.block.all() as number[][]) {
+      this.#blocks.add(String(status), block!, n!)
+    }
+    for (const [status, day, n] of this.#loads.updated.all() as number[][]) {
+      this.#updated.add(String(status), day!, n!)
+    }
+    for (const row of this.#loads.name.all() as [
+      string,
+      string,
+      string,
+      string,
+      number,
+      number,
+    ][]) {
+      const [name, status, sortKey, rawName, block, n] = row
+      ;(name === 'first' ? this.#first : this.#last).add(status, [sortKey, rawName, block], n)
+    }
+    this.#held = generation
+  }
+}

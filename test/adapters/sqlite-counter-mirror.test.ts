@@ -1,0 +1,194 @@
+import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, it } from 'node:test'
+import { openSqliteStorage, type SqliteStorage } from '../../adapters/sqlite/index.js'
+import { byCodePoint, byNumber, CountedKeys } from '../../adapters/sqlite/sqlite-counted-keys.js'
+import type { BeneficiaryStatus, SortField } from '../../core/beneficiary.js'
+import { DAY_MS } from '../../core/time.js'
+import {
+  T0,
+  createdEntry,
+  createdRecord,
+  historyEntry,
+  newBeneficiary,
+} from '../contracts/storage-fixtures.js'
+import { Random } from '../support/random.js'
+
+const STATUSES: readonly BeneficiaryStatus[] = ['active', 'inactive', 'pending']
+const NAMES = ['Rossi', 'Rosa', 'rossi', 'Bianchi', 'Émile', 'Zoë', 'de Luca', '𝒜lba', 'Ｚeta']
+const ORDER: Readonly<Record<SortField, string>> = {
+  id: 'id',
+  created_at: 'created_at, id',
+  updated_at: 'updated_at, id',
+  last_name: 'sort_last, last_name, id',
+  first_name: 'sort_first, first_name, id',
+}
+
+describe('CountedKeys', () => {
+  it('finds the key holding an offset in both directions, within a range of keys, skipping empty keys', () => {
+    const keys = new CountedKeys<number>(byNumber)
+    for (const [key, n] of [
+      [30, 2],
+      [10, 3],
+      [20, 0],
+      [40, 5],
+      [10, 1],
+    ] as const) {
+      keys.add(key, n)
+    }
+    assert.deepEqual(
+      Array.from({ length: keys.size }, (_, i) => [keys.key(i), keys.count(i)]),
+      [
+        [10, 4],
+        [20, 0],
+        [30, 2],
+        [40, 5],
+      ],
+    )
+    const rows = [10, 10, 10, 10, 30, 30, 40, 40, 40, 40, 40]
+    rows.forEach((key, offset) => {
+      const up = keys.find(offset, 0, keys.size, false)!
+      assert.equal(keys.key(up.index), key)
+      assert.equal(up.before, rows.indexOf(key))
+      const down = keys.find(offset, 0, keys.size, true)!
+      const fromTop = rows.toReversed()
+      assert.equal(keys.key(down.index), fromTop[offset])
+      assert.equal(down.before, fromTop.indexOf(fromTop[offset]!))
+    })
+    assert.equal(keys.find(rows.length, 0, keys.size, false), undefined)
+    assert.equal(keys.sum(keys.lowerBound(15), keys.lowerBound(40)), 2)
+    assert.equal(keys.key(keys.find(0, 1, 3, false)!.index), 30)
+    assert.equal(keys.find(2, 1, 3, true), undefined)
+  })
+
+  it('orders strings as SQLite BINARY does (UTF-8 bytes), characters past U+FFFF included', () => {
+    const random = new Random(7)
+    const alphabet = ['a', 'z', 'é', '\uE000', '\uFFFD', '𝒜', '😀', 'Ｚ', '\u0000']
+    const words = Array.from({ length: 400 }, () =>
+      Array.from({ length: random.between(0, 4) }, () => random.pick(alphabet)).join(''),
+    )
+    const bytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b))
+    for (const a of words) {
+      for (const b of words.slice(0, 40)) {
+        assert.equal(Math.sign(byCodePoint(a, b)), bytes(a, b), `${a} ${b}`)
+      }
+    }
+  })
+})
+
+/** The ids of a page as a plain OFFSET over the sort's whole order gives them. */
+function expectedIds(
+  storage: SqliteStorage,
+  sort: SortField,
+  status: string | undefined,
+  descending: boolean,
+  offset: number,
+  limit: number,
+): number[] {
+  const order = ORDER[sort]
+    .split(', ')
+    .map((column) => `${column} ${descending ? 'DESC' : 'ASC'}`)
+    .join(', ')
+  const where = status === undefined ? '' : 'WHERE status = ?'
+  return storage.database
+    .prepare<unknown[], number>(
+      `SELECT id FROM beneficiaries ${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    )
+    .pluck()
+    .all(...(status === undefined ? [] : [status]), limit, offset)
+}
+
+async function assertDeepPages(storage: SqliteStorage, random: Random): Promise<void> {
+  for (const sort of Object.keys(ORDER) as SortField[]) {
+    for (const status of [undefined, ...STATUSES]) {
+      const descending = random.next() < 0.5
+      const query = { sort, descending, offset: 0, limit: 1, ...(status && { status }) }
+      const total = (await storage.beneficiaries.list(query)).total
+      // From 2,000 on, the page is found through the counters (DEEP_OFFSET).
+      for (let i = 0; i < 3 && total > 2_000; i++) {
+        const offset = random.between(2_000, total - 1)
+        const limit = random.between(1, 60)
+        const page = await storage.beneficiaries.list({ ...query, offset, limit })
+        assert.deepEqual(
+          page.items.map((item) => item.id),
+          expectedIds(storage, sort, status, descending, offset, limit),
+          JSON.stringify({ ...query, offset, limit }),
+        )
+      }
+    }
+  }
+}
+
+describe('SQLite counter mirror', () => {
+  it('finds deep pages from the copy of the counters while this connection and another one write, over several name blocks', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'mirror-'))
+    const path = join(directory, 'list.db')
+    const storage = await openSqliteStorage({ path })
+    const other = await openSqliteStorage({ path })
+    const random = new Random(2026)
+    try {
+      const ids: number[] = []
+      const create = async (on: SqliteStorage, i: number) => {
+        const at = T0 + random.between(0, 30) * DAY_MS + random.between(0, 1000)
+        const record = newBeneficiary({
+          first_name: random.pick(NAMES),
+          last_name: random.pick(NAMES),
+          email: `m${i}@example.org`,
+          status: random.pick(STATUSES),
+          created_at: at,
+          updated_at: at,
+        })
+        ids.push(createdRecord(await on.beneficiaries.create(record, createdEntry(record))).id)
+      }
+      for (let round = 0; round < 4; round++) {
+        // Ids jump to the next block of the name counters (32,768) at every round.
+        storage.database
+          .prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'beneficiaries'")
+          .run(round * 32_768 + random.between(0, 28_000))
+        await Promise.all(
+          Array.from({ length: 2_100 }, (_, i) => create(storage, round * 3000 + i)),
+        )
+        await assertDeepPages(storage, random)
+
+        // This connection's updates (status, names, update day) and deletes, one group each.
+        await Promise.all(
+          Array.from({ length: 150 }, async (_, i) => {
+            const id = random.pick(ids)
+            const current = await storage.beneficiaries.get(id)
+            if (current === undefined) return
+            const at = T0 + 40 * DAY_MS + round * DAY_MS + i
+            if (i % 10 === 0) {
+              await storage.beneficiaries.remove(id, undefined, historyEntry('deleted', at))
+              return
+            }
+            await storage.beneficiaries.update(
+              current,
+              {
+                ...current,
+                status: random.pick(STATUSES),
+                last_name: random.next() < 0.5 ? random.pick(NAMES) : current.last_name,
+                updated_at: at,
+                version: current.version + 1,
+              },
+              historyEntry('updated', at),
+            )
+          }),
+        )
+        await assertDeepPages(storage, random)
+
+        // Another connection's writes: the copy loads the counters anew.
+        await Promise.all(
+          Array.from({ length: 50 }, (_, i) => create(other, round * 3000 + 2_900 + i)),
+        )
+        await new Promise((resolve) => setImmediate(resolve))
+        await assertDeepPages(storage, random)
+      }
+    } finally {
+      await other.close()
+      await storage.close()
+      await rm(directory, { recursive: true, force: true })
+    }
+  })
+})
