@@ -28,6 +28,11 @@ export class SqliteListSeek {
    * starts. One that a counter covers seeks (`values.seek` and, for a name, `values.seekName`
    * and `values.seekId`, with `values.offset` the rest within the bucket); any other reads from
    * the top. A descending page that seeks by key is read as its ascending mirror.
+   *
+   * Where the sort's column already has a bound from the date filter (ids between `values.lo`
+   * and `values.hi`, `created_at` from `values.from`), the seek narrows that bound instead of
+   * adding a second one: SQLite walks the index from one lower (or upper) bound only and checks
+   * the other on every row it passes, which made such a page cost as much as reading from the top.
    */
   find(
     read: PageRead,
@@ -44,7 +49,7 @@ export class SqliteListSeek {
     if (page.sort === 'id' && !dates) {
       seek = this.#seekBlock(page, values) ? 'id' : 'none'
     } else if (page.sort === 'id' && aligned) {
-      seek = this.#seekIdByDay(page, from, before, values) ? 'id' : 'none'
+      this.#seekIdByDay(page, from, before, values)
     } else if (keyed) {
       // Key seeks count ascending: a descending page is read as its ascending mirror.
       if (page.descending) {
@@ -52,7 +57,7 @@ export class SqliteListSeek {
         reversed = !reversed
         values.offset = page.offset
       }
-      seek = this.#seekKey(page, from, before, values)
+      seek = this.#seekKey(page, from, before, dates, values)
     }
     return { page, reversed, seek }
   }
@@ -72,15 +77,29 @@ export class SqliteListSeek {
    * Finds the bucket of the sort's order (day, name bucket) where an ascending page starts; sets
    * the seek's values and the offset within the bucket.
    */
-  #seekKey(page: ListQuery, from: number, before: number, values: Record<string, unknown>): Seek {
+  #seekKey(
+    page: ListQuery,
+    from: number,
+    before: number,
+    dates: boolean,
+    values: Record<string, unknown>,
+  ): Seek {
     const { status, offset } = page
     let bucket: FoundBucket | undefined
     switch (page.sort) {
       case 'created_at': {
         const days = this.#mirror.days(status)
         bucket = this.#dayBucket(days, page, from, before)
-        if (bucket !== undefined) values.seek = days.key(bucket.index) * DAY_MS
-        break
+        if (bucket === undefined) return 'none'
+        values.offset = offset - bucket.before
+        const start = days.key(bucket.index) * DAY_MS
+        if (!dates) {
+          values.seek = start
+          return 'key'
+        }
+        // The date filter's bound, raised: the query's only lower bound on `created_at`.
+        values.from = Math.max(from, start)
+        return 'none'
       }
       case 'updated_at': {
         const days = this.#mirror.updated(status)
@@ -108,7 +127,8 @@ export class SqliteListSeek {
   /**
    * For ids within a date range: when the ids of successive days do not overlap (records get
    * ids in creation order, as they usually do), the day where the page starts also tells from
-   * which id to count. Any overlap, and the page is found by OFFSET instead.
+   * which id to count: `values.lo` (or `values.hi`, descending) moves there. Any overlap, and the
+   * page is found by OFFSET instead.
    */
   #seekIdByDay(
     page: ListQuery,
@@ -126,7 +146,8 @@ export class SqliteListSeek {
     }
     const bucket = this.#dayBucket(days, page, from, before)
     if (bucket === undefined) return false
-    values.seek = page.descending ? days.maxId(bucket.index) + 1 : days.minId(bucket.index)
+    if (page.descending) values.hi = Math.min(Number(values.hi), days.maxId(bucket.index))
+    else values.lo = Math.max(Number(values.lo), days.minId(bucket.index))
     values.offset = page.offset - bucket.before
     return true
   }
