@@ -2,7 +2,6 @@ import type BetterSqlite3 from 'better-sqlite3'
 import type { BeneficiarySummary } from '../../core/beneficiary.js'
 import type { ListQuery, Page } from '../../core/ports/beneficiary-store.js'
 import { SqliteCounterMirror } from './sqlite-counter-mirror.js'
-import type { CounterChange } from './sqlite-counters.js'
 import type { SqliteDataVersion } from './sqlite-data-version.js'
 import { SqliteListItems } from './sqlite-list-items.js'
 import { choosePlan, fromNearerEnd, type Seek, type Shape } from './sqlite-list-plan.js'
@@ -37,11 +36,6 @@ export class SqliteBeneficiaryList {
     this.#seek = new SqliteListSeek(this.#mirror)
     this.#items = new SqliteListItems(db)
     this.#search = new SqliteListSearch(db, this.#totals, this.#items)
-  }
-
-  /** A flush of this connection's counters committed (see `SqliteCounterMirror`). */
-  countersCommitted(generation: number, changes: readonly CounterChange[]): void {
-    this.#mirror.countersCommitted(generation, changes)
   }
 
   /**

@@ -126,12 +126,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     // Counted from deferred statements, so that a failed write is not counted, and written
     // once per group.
     const counters = this.#counters
-    group.finishEach({
-      finish: () => counters.flush(),
-      discard: () => counters.discard(),
-      committed: () => counters.committed(),
-    })
-    counters.onCommitted((generation, changes) => this.#list.countersCommitted(generation, changes))
+    group.finishEach({ finish: () => counters.flush(), discard: () => counters.discard() })
     const byId = queryBuilder.selectFrom('beneficiaries').where('id', '=', slot('id'))
     this.#selectRecord = new SqliteQuery(db, byId.select(RECORD_COLUMNS))
     this.#selectCurrent = new SqliteQuery(db, byId.select(CURRENT_COLUMNS))

@@ -1,15 +1,12 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import { byCodePoint, byNumber, CountedKeys } from './sqlite-counted-keys.js'
-import type { CounterChange } from './sqlite-counters.js'
+import { type CounterChange, parseCounterChanges } from './sqlite-counters.js'
 
 /** A bucket of a name order: sort key, raw name, block of ids (`id >> 15`). */
 export type NameBucket = readonly [sortKey: string, rawName: string, block: number]
 
 const byNameBucket = (a: NameBucket, b: NameBucket): number =>
   byCodePoint(a[0], b[0]) || byCodePoint(a[1], b[1]) || a[2] - b[2]
-
-/** Committed flushes kept for a copy that has not read them yet; past it, it loads anew. */
-const MAX_UNREAD_FLUSHES = 4_096
 
 /** One counter table: its counts per status, and of every status together. */
 export class StatusCounts<K> {
@@ -42,13 +39,15 @@ export class StatusCounts<K> {
 /**
  * This connection's copy of the list counters (`SqliteCounters`): the running sums that find
  * where a deep page starts and what a date range totals, in microseconds, where SQLite summed a
- * few thousand counter rows per request (0.8 ms). It follows the file by its counter generation,
- * which every flush of the counters raises in the same transaction: the writes of this
- * connection hand it their changes once committed (`countersCommitted`), and any other change
- * of the generation (another connection's or process's writes, a bulk seed) has it loaded anew.
+ * few thousand counter rows per request (0.8 ms). It follows the file through the counter log,
+ * to which every write of the counters, by any connection or process, appends its changes in
+ * the same transaction: before a listing reads it, the copy applies the generations it has not
+ * seen, read in the listing's snapshot, and only loads the counters anew when the log no longer
+ * holds them all (a copy more than `LOG_KEPT` generations behind).
  */
 export class SqliteCounterMirror {
-  readonly #generation: BetterSqlite3.Statement<[], number>
+  readonly #generation: BetterSqlite3.Statement<[], number | null>
+  readonly #since: BetterSqlite3.Statement<[number], [number, string]>
   readonly #loads: Readonly<Record<'day' | 'block' | 'updated' | 'name', BetterSqlite3.Statement>>
   #days = new StatusCounts<number>(byNumber)
   #blocks = new StatusCounts<number>(byNumber)
@@ -57,12 +56,16 @@ export class SqliteCounterMirror {
   #last = new StatusCounts<NameBucket>(byNameBucket)
   /** The generation the copy holds; -1 before the first load. */
   #held = -1
-  #unread: { readonly generation: number; readonly changes: readonly CounterChange[] }[] = []
 
   constructor(db: BetterSqlite3.Database) {
     this.#generation = db
-      .prepare<[], number>('SELECT generation FROM beneficiary_counter_generation')
+      .prepare<[], number | null>('SELECT max(generation) FROM beneficiary_counter_log')
       .pluck()
+    this.#since = db
+      .prepare<[number], [number, string]>(
+        'SELECT generation, changes FROM beneficiary_counter_log WHERE generation > ? ORDER BY generation',
+      )
+      .raw()
     const load = (sql: string) => db.prepare(sql).raw()
     this.#loads = {
       day: load(
@@ -81,27 +84,24 @@ export class SqliteCounterMirror {
     }
   }
 
-  /** A flush of this connection's counters committed: `generation` and what it changed. */
-  countersCommitted(generation: number, changes: readonly CounterChange[]): void {
-    if (this.#unread.length >= MAX_UNREAD_FLUSHES) this.#unread = []
-    this.#unread.push({ generation, changes })
-  }
-
   /**
    * Brings the copy to the counters this connection reads now; called inside the snapshot of
    * the listing that reads the copy.
    */
   refresh(): void {
-    const generation = this.#generation.get()!
-    if (generation !== this.#held) {
-      for (const flush of this.#unread) {
-        if (flush.generation !== this.#held + 1 || this.#held === -1) continue
-        for (const change of flush.changes) this.#apply(change)
-        this.#held = flush.generation
+    const generation = this.#generation.get() ?? 0
+    if (generation === this.#held) return
+    if (this.#held >= 0 && generation > this.#held) {
+      const entries = this.#since.all(this.#held)
+      if (entries.length === generation - this.#held && entries[0]?.[0] === this.#held + 1) {
+        for (const [, changes] of entries) {
+          for (const change of parseCounterChanges(changes)) this.#apply(change)
+        }
+        this.#held = generation
+        return
       }
-      if (generation !== this.#held) this.#load(generation)
     }
-    this.#unread = []
+    this.#load(generation)
   }
 
   /** Records per creation day (UTC, `created_at / DAY_MS`), with the ids' bounds. */

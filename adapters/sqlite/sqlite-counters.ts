@@ -35,8 +35,10 @@ export interface CounterChange {
   readonly maxId: number
 }
 
-/** Told, after its group committed, the generation a flush wrote and what it changed. */
-export type CountersCommitted = (generation: number, changes: readonly CounterChange[]) => void
+/** Every this many generations, a flush deletes the log's entries older than {@link LOG_KEPT}. */
+const LOG_PRUNE_EVERY = 256
+/** Generations of the counter log kept: a copy further behind loads the counters anew. */
+export const LOG_KEPT = 4_096
 
 const NAME_KEYS = [
   ['first', 'sort_first', 'first_name'],
@@ -71,8 +73,9 @@ interface Pending extends CounterChange {
  * A write that fails must not be tallied (the store tallies from its deferred statements,
  * which are dropped with a failed write); `discard` forgets the tally of a failed group.
  *
- * Every flush also raises the file's counter generation, and once its group committed,
- * `committed` tells the connection's copy of the counters what changed (`onCommitted`).
+ * Every flush also appends what it changed to `beneficiary_counter_log`, under the next
+ * generation, in the same transaction: from it, every connection's copy of the counters
+ * (`SqliteCounterMirror`) follows every writer's changes, in this process or another.
  */
 export class SqliteCounters {
   readonly #day: CounterTable
@@ -80,10 +83,9 @@ export class SqliteCounters {
   readonly #updated: CounterTable
   readonly #name: CounterTable
   readonly #status: CounterTable
-  readonly #nextGeneration: BetterSqlite3.Statement<[], number>
+  readonly #log: BetterSqlite3.Statement<[string], number>
+  readonly #prune: BetterSqlite3.Statement<[number]>
   #pending = new Map<string, Pending>()
-  #flushed: { readonly generation: number; readonly changes: readonly Pending[] } | undefined
-  #listener: CountersCommitted | undefined
 
   constructor(db: BetterSqlite3.Database) {
     this.#day = {
@@ -126,16 +128,12 @@ export class SqliteCounters {
       'block',
     ])
     this.#status = counterTable(db, 'beneficiary_status_counts', ['status'])
-    this.#nextGeneration = db
-      .prepare<[], number>(
-        'UPDATE beneficiary_counter_generation SET generation = generation + 1 RETURNING generation',
+    this.#log = db
+      .prepare<[string], number>(
+        'INSERT INTO beneficiary_counter_log (changes) VALUES (?) RETURNING generation',
       )
       .pluck()
-  }
-
-  /** Has `listener` told what every committed flush changed; replaces the last. */
-  onCommitted(listener: CountersCommitted): void {
-    this.#listener = listener
+    this.#prune = db.prepare<[number]>('DELETE FROM beneficiary_counter_log WHERE generation <= ?')
   }
 
   /** Counts a record in. */
@@ -190,20 +188,17 @@ export class SqliteCounters {
       if (minId <= maxId) table.add.run({ ...key, n, min_id: minId, max_id: maxId })
       else if (n !== 0) table.subtract.run({ ...key, n: -n })
     }
-    this.#flushed = { generation: this.#nextGeneration.get()!, changes: [...pending.values()] }
-  }
-
-  /** The flushes since the last call are committed: tells the listener what they changed. */
-  committed(): void {
-    const flushed = this.#flushed
-    this.#flushed = undefined
-    if (flushed !== undefined) this.#listener?.(flushed.generation, flushed.changes)
+    const changes: CounterChange[] = []
+    for (const { kind, key, n, minId, maxId } of pending.values()) {
+      changes.push({ kind, key, n, minId, maxId })
+    }
+    const generation = this.#log.get(JSON.stringify(changes, withBounds))!
+    if (generation % LOG_PRUNE_EVERY === 0) this.#prune.run(generation - LOG_KEPT)
   }
 
   /** Forgets the tally since the last flush: the writes it counted did not happen. */
   discard(): void {
     this.#pending = new Map()
-    this.#flushed = undefined
   }
 
   #count(record: Counted, sign: 1 | -1): void {
@@ -264,6 +259,24 @@ function counterTable(
     ),
     subtract: new SqliteQuery(db, subtract),
   }
+}
+
+/** JSON has no infinities: the bounds of a change that counted nothing in are written as null. */
+function withBounds(this: unknown, _key: string, value: unknown): unknown {
+  return value === Infinity || value === -Infinity ? null : value
+}
+
+/** The changes of one generation of the log, as `flush` wrote them. */
+export function parseCounterChanges(text: string): CounterChange[] {
+  const changes = JSON.parse(text) as (Omit<CounterChange, 'minId' | 'maxId'> & {
+    minId: number | null
+    maxId: number | null
+  })[]
+  return changes.map((change) => ({
+    ...change,
+    minId: change.minId ?? Infinity,
+    maxId: change.maxId ?? -Infinity,
+  }))
 }
 
 /** The key of a record's row in `beneficiary_name_key_counts` for one name. */

@@ -7,11 +7,6 @@ export interface GroupFinisher {
   finish(): void
   /** Forgets what the group's writes gave it: the group failed. */
   discard(): void
-  /**
-   * The group committed, by its own COMMIT: not called for writes made inside a transaction
-   * the caller opened, which may still roll back.
-   */
-  committed?(): void
 }
 
 interface Job {
@@ -102,16 +97,14 @@ export class SqliteGroupCommit {
     if (jobs.length === 0) return
     this.#queue = []
     let outcomes: Outcome[]
-    let own: boolean
     try {
-      ;({ outcomes, own } = this.#inOneTransaction(jobs))
+      outcomes = this.#inOneTransaction(jobs)
     } catch (error) {
       const failure = translateStorageFailure(error)
       for (const job of jobs) job.reject(failure)
       this.#tell(jobs.length, false)
       return
     }
-    if (own) for (const finisher of this.#finishers) finisher.committed?.()
     jobs.forEach((job, i) => {
       const outcome = outcomes[i]!
       if (outcome.ok) job.resolve(outcome.value)
@@ -128,7 +121,7 @@ export class SqliteGroupCommit {
     }
   }
 
-  #inOneTransaction(jobs: readonly Job[]): { outcomes: Outcome[]; own: boolean } {
+  #inOneTransaction(jobs: readonly Job[]): Outcome[] {
     // A caller that opened a transaction on its own connection keeps it: the writes become
     // savepoints in it, and are durable when the caller commits, as before group commit.
     const own = !this.#db.inTransaction
@@ -152,7 +145,7 @@ export class SqliteGroupCommit {
       for (const write of deferred) write()
       for (const finisher of this.#finishers) finisher.finish()
       if (own) this.#commit.run()
-      return { outcomes, own }
+      return outcomes
     } catch (error) {
       for (const finisher of this.#finishers) finisher.discard()
       if (own && this.#db.inTransaction) this.#rollback.run()

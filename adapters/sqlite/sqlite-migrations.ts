@@ -273,8 +273,8 @@ const coveringListIndexes: Migration = {
 // A deep page sorted by name started at the first two letters of its bucket's names, so OFFSET
 // passed up to a whole bucket (150,000 index entries for `ro` at a million records). The name
 // counters now end a bucket at every sort key, raw name and block of 32,768 ids, the order of the
-// name indexes. The generation row, raised by every write of the counters, tells a connection
-// whether its copy of them (`SqliteCounterMirror`) is still the file's.
+// name indexes. The counter log, one generation per write of the counters, tells a connection
+// what changed since its copy of them (`SqliteCounterMirror`) was made.
 const nameKeyCounters: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
     await db.schema
@@ -301,12 +301,12 @@ const nameKeyCounters: Migration = {
       SELECT 'last', status, sort_last, last_name, id >> 15, count(*)
         FROM beneficiaries GROUP BY 2, 3, 4, 5`.execute(db)
     await db.schema.dropTable('beneficiary_name_counts').execute()
+    // `changes`: a JSON array of `CounterChange`; the last generation is the counters' version.
     await db.schema
-      .createTable('beneficiary_counter_generation')
-      .addColumn('id', 'integer', (col) => col.primaryKey().check(sql`id = 1`))
-      .addColumn('generation', 'integer', (col) => col.notNull())
+      .createTable('beneficiary_counter_log')
+      .addColumn('generation', 'integer', (col) => col.primaryKey())
+      .addColumn('changes', 'text', (col) => col.notNull())
       .execute()
-    await sql`INSERT INTO beneficiary_counter_generation (id, generation) VALUES (1, 0)`.execute(db)
   },
 }
 

@@ -76,10 +76,10 @@ export interface NameKeyCountRow {
   n: number
 }
 
-/** The one row of `beneficiary_counter_generation`: one more for every write of the counters. */
-export interface CounterGenerationRow {
-  id: number
-  generation: number
+/** A write of the counters: its generation and its `CounterChange`s as JSON. */
+export interface CounterLogRow {
+  generation: Generated<number>
+  changes: string
 }
 
 /** A row of `clients` (D1); `scopes` is a JSON array. */
@@ -135,7 +135,7 @@ export interface SqliteSchema {
   beneficiary_block_counts: BlockCountRow
   beneficiary_updated_counts: UpdatedCountRow
   beneficiary_name_key_counts: NameKeyCountRow
-  beneficiary_counter_generation: CounterGenerationRow
+  beneficiary_counter_log: CounterLogRow
   beneficiary_status_counts: StatusCountRow
   clients: ClientRow
   sessions: SessionRow

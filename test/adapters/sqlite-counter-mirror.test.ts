@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { openSqliteStorage, type SqliteStorage } from '../../adapters/sqlite/index.js'
 import { byCodePoint, byNumber, CountedKeys } from '../../adapters/sqlite/sqlite-counted-keys.js'
+import { LOG_KEPT } from '../../adapters/sqlite/sqlite-counters.js'
 import type { BeneficiaryStatus, SortField } from '../../core/beneficiary.js'
 import { DAY_MS } from '../../core/time.js'
 import {
@@ -106,6 +107,13 @@ async function assertDeepPages(storage: SqliteStorage, random: Random): Promise<
       const descending = random.next() < 0.5
       const query = { sort, descending, offset: 0, limit: 1, ...(status && { status }) }
       const total = (await storage.beneficiaries.list(query)).total
+      const counted = storage.database
+        .prepare<unknown[], number>(
+          `SELECT count(*) FROM beneficiaries ${status === undefined ? '' : 'WHERE status = ?'}`,
+        )
+        .pluck()
+        .get(...(status === undefined ? [] : [status]))
+      assert.equal(total, counted, JSON.stringify(query))
       // From 2,000 on, the page is found through the counters (DEEP_OFFSET).
       for (let i = 0; i < 3 && total > 2_000; i++) {
         const offset = random.between(2_000, total - 1)
@@ -178,13 +186,47 @@ describe('SQLite counter mirror', () => {
         )
         await assertDeepPages(storage, random)
 
-        // Another connection's writes: the copy loads the counters anew.
+        // Another connection's writes: the copy follows them through the counter log.
         await Promise.all(
           Array.from({ length: 50 }, (_, i) => create(other, round * 3000 + 2_900 + i)),
         )
         await new Promise((resolve) => setImmediate(resolve))
         await assertDeepPages(storage, random)
       }
+    } finally {
+      await other.close()
+      await storage.close()
+      await rm(directory, { recursive: true, force: true })
+    }
+  })
+  it('loads the counters anew when the log no longer holds every generation it missed, and keeps the log bounded', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'mirror-'))
+    const path = join(directory, 'list.db')
+    const storage = await openSqliteStorage({ path })
+    const other = await openSqliteStorage({ path })
+    const random = new Random(99)
+    try {
+      const create = async (on: SqliteStorage, i: number) => {
+        const record = newBeneficiary({
+          first_name: random.pick(NAMES),
+          last_name: random.pick(NAMES),
+          email: `l${i}@example.org`,
+          status: random.pick(STATUSES),
+        })
+        await on.beneficiaries.create(record, createdEntry(record))
+      }
+      await create(storage, 0)
+      await assertDeepPages(storage, random)
+      // One generation per create: each is awaited, so each is a group of its own.
+      for (let i = 1; i <= LOG_KEPT + 400; i++) await create(other, i)
+      const log = storage.database
+        .prepare<[], { kept: number; first: number }>(
+          'SELECT count(*) AS kept, min(generation) AS first FROM beneficiary_counter_log',
+        )
+        .get()!
+      assert.ok(log.first > 2, `the generations this copy missed are gone (from ${log.first})`)
+      assert.ok(log.kept <= LOG_KEPT + 256, `${log.kept} generations kept`)
+      await assertDeepPages(storage, random)
     } finally {
       await other.close()
       await storage.close()

@@ -145,7 +145,7 @@ describe('SQLite query plans', () => {
       // Back to the indexes of 0001 and the name counters of 0002 as 0003 left them, and 0004
       // and 0005 not applied.
       const old = new Database(path)
-      old.exec(`DROP TABLE beneficiary_name_key_counts; DROP TABLE beneficiary_counter_generation;
+      old.exec(`DROP TABLE beneficiary_name_key_counts; DROP TABLE beneficiary_counter_log;
         CREATE TABLE beneficiary_name_counts (name text NOT NULL, status text NOT NULL,
           prefix text NOT NULL, n integer NOT NULL, PRIMARY KEY (name, status, prefix)) WITHOUT ROWID`)
       old.prepare("DELETE FROM kysely_migration WHERE name = '0005_name_key_counters'").run()
