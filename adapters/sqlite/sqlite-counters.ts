@@ -122,10 +122,10 @@ export class SqliteCounters {
     this.#updated = counterTable(db, 'beneficiary_updated_counts', ['status', 'day'])
     this.#name = counterTable(db, 'beneficiary_name_key_counts', [
       'name',
+      'block',
       'status',
       'sort_key',
       'raw_name',
-      'block',
     ])
     this.#status = counterTable(db, 'beneficiary_status_counts', ['status'])
     this.#log = db
@@ -188,11 +188,11 @@ export class SqliteCounters {
       if (minId <= maxId) table.add.run({ ...key, n, min_id: minId, max_id: maxId })
       else if (n !== 0) table.subtract.run({ ...key, n: -n })
     }
-    const changes: CounterChange[] = []
-    for (const { kind, key, n, minId, maxId } of pending.values()) {
-      changes.push({ kind, key, n, minId, maxId })
+    const changes: unknown[] = []
+    for (const change of pending.values()) {
+      if (change.kind !== 'status') changes.push(toLogEntry(change))
     }
-    const generation = this.#log.get(JSON.stringify(changes, withBounds))!
+    const generation = this.#log.get(JSON.stringify(changes))!
     if (generation % LOG_PRUNE_EVERY === 0) this.#prune.run(generation - LOG_KEPT)
   }
 
@@ -261,21 +261,41 @@ function counterTable(
   }
 }
 
-/** JSON has no infinities: the bounds of a change that counted nothing in are written as null. */
-function withBounds(this: unknown, _key: string, value: unknown): unknown {
-  return value === Infinity || value === -Infinity ? null : value
+/** The key columns of each counter table, in the order a log entry lists their values. */
+const KEY_COLUMNS: Readonly<Record<CounterKind, readonly string[]>> = {
+  day: ['status', 'day'],
+  block: ['status', 'block'],
+  updated: ['status', 'day'],
+  first: ['name', 'status', 'sort_key', 'raw_name', 'block'],
+  last: ['name', 'status', 'sort_key', 'raw_name', 'block'],
+  status: ['status'],
+}
+
+/**
+ * A change as the log keeps it, an array (a group of creates writes about fifty, and a log row
+ * that fits in one page costs its commit one page of WAL): the kind, the number, the id bounds
+ * (null when nothing was counted in: JSON has no infinities), then the key's values.
+ */
+function toLogEntry({ kind, key, n, minId, maxId }: CounterChange): unknown[] {
+  const bound = (id: number) => (Number.isFinite(id) ? id : null)
+  return [kind, n, bound(minId), bound(maxId), ...KEY_COLUMNS[kind].map((column) => key[column])]
 }
 
 /** The changes of one generation of the log, as `flush` wrote them. */
 export function parseCounterChanges(text: string): CounterChange[] {
-  const changes = JSON.parse(text) as (Omit<CounterChange, 'minId' | 'maxId'> & {
-    minId: number | null
-    maxId: number | null
-  })[]
-  return changes.map((change) => ({
-    ...change,
-    minId: change.minId ?? Infinity,
-    maxId: change.maxId ?? -Infinity,
+  const entries = JSON.parse(text) as [
+    CounterKind,
+    number,
+    number | null,
+    number | null,
+    ...(string | number)[],
+  ][]
+  return entries.map(([kind, n, minId, maxId, ...values]) => ({
+    kind,
+    n,
+    minId: minId ?? Infinity,
+    maxId: maxId ?? -Infinity,
+    key: Object.fromEntries(KEY_COLUMNS[kind].map((column, i) => [column, values[i]!])),
   }))
 }
 

@@ -285,12 +285,14 @@ const nameKeyCounters: Migration = {
       .addColumn('raw_name', 'text', (col) => col.notNull())
       .addColumn('block', 'integer', (col) => col.notNull())
       .addColumn('n', 'integer', (col) => col.notNull())
+      // The block first: the creates of a group, with ids that follow each other, add to a few
+      // neighbouring rows (a few pages of the WAL per commit) rather than one page per name.
       .addPrimaryKeyConstraint('beneficiary_name_key_counts_key', [
         'name',
+        'block',
         'status',
         'sort_key',
         'raw_name',
-        'block',
       ])
       .modifyEnd(sql`WITHOUT ROWID`)
       .execute()
