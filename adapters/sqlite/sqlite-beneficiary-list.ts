@@ -4,6 +4,7 @@ import type { ListQuery, Page } from '../../core/ports/beneficiary-store.js'
 import { SqliteCounterMirror } from './sqlite-counter-mirror.js'
 import type { SqliteDataVersion } from './sqlite-data-version.js'
 import { SqliteListItems } from './sqlite-list-items.js'
+import { SqliteListNameRange } from './sqlite-list-name-range.js'
 import { choosePlan, fromNearerEnd, type Seek, type Shape } from './sqlite-list-plan.js'
 import { NO_LOWER, NO_UPPER } from './sqlite-list-range.js'
 import { SqliteListSearch } from './sqlite-list-search.js'
@@ -27,6 +28,7 @@ export class SqliteBeneficiaryList {
   readonly #items: SqliteListItems
   readonly #search: SqliteListSearch
   readonly #mirror: SqliteCounterMirror
+  readonly #nameRange: SqliteListNameRange
   readonly #snapshot: BetterSqlite3.Transaction<(query: ListQuery) => Page<BeneficiarySummary>>
 
   constructor(db: BetterSqlite3.Database, dataVersion: SqliteDataVersion) {
@@ -34,6 +36,7 @@ export class SqliteBeneficiaryList {
     this.#mirror = new SqliteCounterMirror(db)
     this.#totals = new SqliteListTotals(db, dataVersion, this.#mirror)
     this.#seek = new SqliteListSeek(this.#mirror)
+    this.#nameRange = new SqliteListNameRange(db, this.#mirror)
     this.#items = new SqliteListItems(db)
     this.#search = new SqliteListSearch(db, this.#totals, this.#items)
   }
@@ -58,6 +61,12 @@ export class SqliteBeneficiaryList {
     const dates = query.createdFrom !== undefined || query.createdBefore !== undefined
     const total = this.#totals.total(query.status, from, before)
     if (total === 0 || query.offset >= total) return { items: [], total }
+    if (dates && (query.sort === 'first_name' || query.sort === 'last_name')) {
+      const { lo, hi } = this.#totals.idBounds(query.status, from, before)
+      if (lo !== null && hi !== null) {
+        return { items: this.#nameRange.page(query, from, before, lo, hi, total), total }
+      }
+    }
     let { page, reversed } = fromNearerEnd(query, total)
     const values: Record<string, unknown> = {
       from,

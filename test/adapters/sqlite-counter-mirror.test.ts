@@ -7,6 +7,7 @@ import { openSqliteStorage, type SqliteStorage } from '../../adapters/sqlite/ind
 import { byCodePoint, byNumber, CountedKeys } from '../../adapters/sqlite/sqlite-counted-keys.js'
 import { LOG_KEPT } from '../../adapters/sqlite/sqlite-counters.js'
 import type { BeneficiaryStatus, SortField } from '../../core/beneficiary.js'
+import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { DAY_MS } from '../../core/time.js'
 import {
   T0,
@@ -79,11 +80,24 @@ describe('CountedKeys', () => {
   })
 })
 
+/** A list query's filters, as the adapter gets them. */
+type Filters = Pick<ListQuery, 'status' | 'createdFrom' | 'createdBefore'>
+
+/** The WHERE clause and its values for `filters`, in plain SQL. */
+function where(filters: Filters): [string, unknown[]] {
+  const terms: [string, unknown][] = []
+  if (filters.status !== undefined) terms.push(['status = ?', filters.status])
+  if (filters.createdFrom !== undefined) terms.push(['created_at >= ?', filters.createdFrom])
+  if (filters.createdBefore !== undefined) terms.push(['created_at < ?', filters.createdBefore])
+  if (terms.length === 0) return ['', []]
+  return [`WHERE ${terms.map(([term]) => term).join(' AND ')}`, terms.map(([, value]) => value)]
+}
+
 /** The ids of a page as a plain OFFSET over the sort's whole order gives them. */
 function expectedIds(
   storage: SqliteStorage,
   sort: SortField,
-  status: string | undefined,
+  filters: Filters,
   descending: boolean,
   offset: number,
   limit: number,
@@ -92,39 +106,56 @@ function expectedIds(
     .split(', ')
     .map((column) => `${column} ${descending ? 'DESC' : 'ASC'}`)
     .join(', ')
-  const where = status === undefined ? '' : 'WHERE status = ?'
+  const [clause, values] = where(filters)
   return storage.database
     .prepare<unknown[], number>(
-      `SELECT id FROM beneficiaries ${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
+      `SELECT id FROM beneficiaries ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`,
     )
     .pluck()
-    .all(...(status === undefined ? [] : [status]), limit, offset)
+    .all(...values, limit, offset)
 }
 
+/** Pages from 2,000 on (found through the counters, DEEP_OFFSET) and their totals, checked. */
+async function assertPages(
+  storage: SqliteStorage,
+  random: Random,
+  sort: SortField,
+  filters: Filters,
+  from: number,
+): Promise<void> {
+  const descending = random.next() < 0.5
+  const query = { sort, descending, offset: 0, limit: 1, ...filters }
+  const total = (await storage.beneficiaries.list(query)).total
+  const [clause, values] = where(filters)
+  const counted = storage.database
+    .prepare<unknown[], number>(`SELECT count(*) FROM beneficiaries ${clause}`)
+    .pluck()
+    .get(...values)
+  assert.equal(total, counted, JSON.stringify(query))
+  for (let i = 0; i < 3 && total > from; i++) {
+    const offset = random.between(from, total - 1)
+    const limit = random.between(1, 60)
+    const page = await storage.beneficiaries.list({ ...query, offset, limit })
+    assert.deepEqual(
+      page.items.map((item) => item.id),
+      expectedIds(storage, sort, filters, descending, offset, limit),
+      JSON.stringify({ ...query, offset, limit }),
+    )
+  }
+}
+
+/** Deep pages of every sort and status, and pages of the name sorts within date ranges. */
 async function assertDeepPages(storage: SqliteStorage, random: Random): Promise<void> {
-  for (const sort of Object.keys(ORDER) as SortField[]) {
-    for (const status of [undefined, ...STATUSES]) {
-      const descending = random.next() < 0.5
-      const query = { sort, descending, offset: 0, limit: 1, ...(status && { status }) }
-      const total = (await storage.beneficiaries.list(query)).total
-      const counted = storage.database
-        .prepare<unknown[], number>(
-          `SELECT count(*) FROM beneficiaries ${status === undefined ? '' : 'WHERE status = ?'}`,
-        )
-        .pluck()
-        .get(...(status === undefined ? [] : [status]))
-      assert.equal(total, counted, JSON.stringify(query))
-      // From 2,000 on, the page is found through the counters (DEEP_OFFSET).
-      for (let i = 0; i < 3 && total > 2_000; i++) {
-        const offset = random.between(2_000, total - 1)
-        const limit = random.between(1, 60)
-        const page = await storage.beneficiaries.list({ ...query, offset, limit })
-        assert.deepEqual(
-          page.items.map((item) => item.id),
-          expectedIds(storage, sort, status, descending, offset, limit),
-          JSON.stringify({ ...query, offset, limit }),
-        )
-      }
+  for (const status of [undefined, ...STATUSES]) {
+    for (const sort of Object.keys(ORDER) as SortField[]) {
+      await assertPages(storage, random, sort, status === undefined ? {} : { status }, 2_000)
+    }
+    for (const sort of ['first_name', 'last_name'] as const) {
+      // Whole days, as the core gives them, or any instant.
+      const day = random.next() < 0.8 ? DAY_MS : 1
+      const first = T0 - (T0 % day) + random.between(0, 20) * DAY_MS
+      const range = { createdFrom: first, createdBefore: first + random.between(1, 40) * DAY_MS }
+      await assertPages(storage, random, sort, { ...range, ...(status && { status }) }, 0)
     }
   }
 }
@@ -138,8 +169,10 @@ describe('SQLite counter mirror', () => {
     const random = new Random(2026)
     try {
       const ids: number[] = []
+      // Created in id order, days apart, so that date ranges cover whole blocks of ids.
+      let at = T0
       const create = async (on: SqliteStorage, i: number) => {
-        const at = T0 + random.between(0, 30) * DAY_MS + random.between(0, 1000)
+        at += random.between(0, 800_000)
         const record = newBeneficiary({
           first_name: random.pick(NAMES),
           last_name: random.pick(NAMES),
