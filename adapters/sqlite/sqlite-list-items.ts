@@ -74,7 +74,32 @@ function buildItemsQuery(shape: Shape): Compilable {
       .orderBy('id', direction)
   }
 
-  let query = queryBuilder.selectFrom('beneficiaries').select(SELECTED) as ItemsBuilder
+  const filterPlan = shape.plan === 'filter' && !shape.search
+  if (!filterPlan && !shape.search) return pageQuery(shape, SELECTED)
+  // A filter plan or a search sorts every row it collected: only their ids and sort keys go
+  // through the sort, and the page's rows are read afterwards (a sort of whole summaries held a
+  // fifth more time, and 35 MB for the 178,000 matches of `r`).
+  let query = queryBuilder
+    .selectFrom('beneficiaries')
+    .select(SELECTED)
+    .where(
+      'beneficiaries.id',
+      'in',
+      pageQuery(shape, ['beneficiaries.id']) as never,
+    ) as ItemsBuilder
+  for (const column of ORDER_COLUMNS[shape.sort]) {
+    query = query.orderBy(sql.ref(`beneficiaries.${column}`), direction)
+  }
+  return query
+}
+
+/** The page's `selected` columns, with every filter, seek, sort and the page's bounds. */
+function pageQuery(
+  shape: Shape,
+  selected: readonly (typeof SELECTED)[number][] | readonly ['beneficiaries.id'],
+): ItemsBuilder {
+  const direction = shape.descending ? 'desc' : 'asc'
+  let query = queryBuilder.selectFrom('beneficiaries').select(selected) as ItemsBuilder
   if (shape.search) {
     query = query.where('beneficiaries.id', 'in', (eb) =>
       eb
