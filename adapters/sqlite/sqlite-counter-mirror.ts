@@ -43,7 +43,7 @@ export class StatusCounts<K> {
  * to which every write of the counters, by any connection or process, appends its changes in
  * the same transaction: before a listing reads it, the copy applies the generations it has not
  * seen, read in the listing's snapshot, and only loads the counters anew when the log no longer
- * holds them all (a copy more than `LOG_KEPT` generations behind).
+ * holds them all (a copy more than `LOG_KEPT` generations behind, or after a bulk seed).
  */
 export class SqliteCounterMirror {
   readonly #generation: BetterSqlite3.Statement<[], number | null>
@@ -91,17 +91,27 @@ export class SqliteCounterMirror {
   refresh(): void {
     const generation = this.#generation.get() ?? 0
     if (generation === this.#held) return
-    if (this.#held >= 0 && generation > this.#held) {
-      const entries = this.#since.all(this.#held)
-      if (entries.length === generation - this.#held && entries[0]?.[0] === this.#held + 1) {
-        for (const [, changes] of entries) {
-          for (const change of parseCounterChanges(changes)) this.#apply(change)
-        }
-        this.#held = generation
-        return
-      }
-    }
+    if (this.#held >= 0 && generation > this.#held && this.#catchUp(generation)) return
     this.#load(generation)
+  }
+
+  /**
+   * Applies the log's generations after the one held, up to `generation`; false, and the copy is
+   * to be loaded anew, when the log no longer holds them all or holds one too large to log. A
+   * generation applied before that is harmless: the load replaces everything.
+   */
+  #catchUp(generation: number): boolean {
+    const entries = this.#since.all(this.#held)
+    if (entries.length !== generation - this.#held || entries[0]?.[0] !== this.#held + 1) {
+      return false
+    }
+    for (const [, text] of entries) {
+      const changes = parseCounterChanges(text)
+      if (changes === undefined) return false
+      for (const change of changes) this.#apply(change)
+    }
+    this.#held = generation
+    return true
   }
 
   /** Records per creation day (UTC, `created_at / DAY_MS`), with the ids' bounds. */

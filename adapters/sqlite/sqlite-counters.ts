@@ -39,6 +39,11 @@ export interface CounterChange {
 const LOG_PRUNE_EVERY = 256
 /** Generations of the counter log kept: a copy further behind loads the counters anew. */
 export const LOG_KEPT = 4_096
+/**
+ * Changes a log row holds at most; a flush with more (a bulk seed: 26,000 at a million records)
+ * logs `null` instead, and a copy that reads it loads the counters anew.
+ */
+const MAX_LOGGED_CHANGES = 2_000
 
 const NAME_KEYS = [
   ['first', 'sort_first', 'first_name'],
@@ -192,7 +197,8 @@ export class SqliteCounters {
     for (const change of pending.values()) {
       if (change.kind !== 'status') changes.push(toLogEntry(change))
     }
-    const generation = this.#log.get(JSON.stringify(changes))!
+    const logged = changes.length > MAX_LOGGED_CHANGES ? null : changes
+    const generation = this.#log.get(JSON.stringify(logged))!
     if (generation % LOG_PRUNE_EVERY === 0) this.#prune.run(generation - LOG_KEPT)
   }
 
@@ -281,16 +287,16 @@ function toLogEntry({ kind, key, n, minId, maxId }: CounterChange): unknown[] {
   return [kind, n, bound(minId), bound(maxId), ...KEY_COLUMNS[kind].map((column) => key[column])]
 }
 
-/** The changes of one generation of the log, as `flush` wrote them. */
-export function parseCounterChanges(text: string): CounterChange[] {
-  const entries = JSON.parse(text) as [
-    CounterKind,
-    number,
-    number | null,
-    number | null,
-    ...(string | number)[],
-  ][]
-  return entries.map(([kind, n, minId, maxId, ...values]) => ({
+/** A change as `toLogEntry` wrote it. */
+type LogEntry = [CounterKind, number, number | null, number | null, ...(string | number)[]]
+
+/**
+ * The changes of one generation of the log, as `flush` wrote them; `undefined` for a flush too
+ * large to log, after which the counters must be read anew.
+ */
+export function parseCounterChanges(text: string): CounterChange[] | undefined {
+  const entries = JSON.parse(text) as LogEntry[] | null
+  return entries?.map(([kind, n, minId, maxId, ...values]) => ({
     kind,
     n,
     minId: minId ?? Infinity,

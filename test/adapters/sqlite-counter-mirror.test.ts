@@ -3,12 +3,17 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { openSqliteStorage, type SqliteStorage } from '../../adapters/sqlite/index.js'
+import {
+  openSqliteStorage,
+  seedBeneficiaries,
+  type SqliteStorage,
+} from '../../adapters/sqlite/index.js'
 import { byCodePoint, byNumber, CountedKeys } from '../../adapters/sqlite/sqlite-counted-keys.js'
 import { LOG_KEPT } from '../../adapters/sqlite/sqlite-counters.js'
 import type { BeneficiaryStatus, SortField } from '../../core/beneficiary.js'
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { DAY_MS } from '../../core/time.js'
+import { fakeBeneficiaries } from '../../server/cli/fake-beneficiaries.js'
 import {
   T0,
   createdEntry,
@@ -259,6 +264,34 @@ describe('SQLite counter mirror', () => {
         .get()!
       assert.ok(log.first > 2, `the generations this copy missed are gone (from ${log.first})`)
       assert.ok(log.kept <= LOG_KEPT + 256, `${log.kept} generations kept`)
+      await assertDeepPages(storage, random)
+    } finally {
+      await other.close()
+      await storage.close()
+      await rm(directory, { recursive: true, force: true })
+    }
+  })
+  it('loads the counters anew after a bulk seed by another connection, which logs a marker instead of its changes', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'mirror-'))
+    const path = join(directory, 'list.db')
+    const storage = await openSqliteStorage({ path })
+    const other = await openSqliteStorage({ path })
+    const random = new Random(5)
+    try {
+      await assertDeepPages(storage, random)
+      const seeded = await seedBeneficiaries(
+        other,
+        fakeBeneficiaries({ count: 4_000, seed: 3, now: T0 }),
+      )
+      assert.equal(seeded.count, 4_000)
+      const last = storage.database
+        .prepare<[], string>(
+          'SELECT changes FROM beneficiary_counter_log ORDER BY generation DESC LIMIT 1',
+        )
+        .pluck()
+        .get()
+      assert.equal(last, 'null')
+      await new Promise((resolve) => setImmediate(resolve))
       await assertDeepPages(storage, random)
     } finally {
       await other.close()
