@@ -61,12 +61,15 @@ function buildItemsQuery(shape: Shape): Compilable {
   const direction = shape.descending ? 'desc' : 'asc'
   if (shape.search && shape.sort === 'id' && !shape.status && !shape.dates) {
     // The FTS index yields its matches in rowid order: page there, then read only those rows.
-    const page = queryBuilder
+    let page = queryBuilder
       .selectFrom('beneficiary_search')
       .select('rowid')
       .where('beneficiary_search', 'match', slot('match'))
       .orderBy('rowid', direction)
       .limit(sql.lit(shape.limit))
+    // From a match whose place among the matches is known (`SqliteListSearch`), this one included.
+    if (shape.seek === 'id')
+      page = page.where('rowid', shape.descending ? '<=' : '>=', slot('seek'))
     return queryBuilder
       .selectFrom('beneficiaries')
       .select(SELECTED)

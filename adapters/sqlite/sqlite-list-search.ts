@@ -41,6 +41,17 @@ export class SqliteListSearch {
     const { page, reversed } = fromNearerEnd(query, total)
     values.limit = page.limit
     values.offset = page.offset
+    // Sorted by id, the page is read from the index in rowid order, from the nearest match whose
+    // place is known, and teaches where its own first and last matches stand.
+    const inRowidOrder = page.sort === 'id' && !dates
+    const places = inRowidOrder && page.offset > 0 ? this.#places(values) : undefined
+    // Where the page's first row stands among the matches in ascending order.
+    const first = page.descending ? total - 1 - page.offset : page.offset
+    const from = places?.nearest(first, page.descending)
+    if (from !== undefined) {
+      values.seek = from.rowid
+      values.offset = Math.abs(first - from.place)
+    }
     // The status is part of the FTS5 query: the index itself filters by it.
     const shape: Shape = {
       limit: page.limit,
@@ -49,12 +60,22 @@ export class SqliteListSearch {
       status: false,
       dates,
       search: true,
-      fromStart: page.offset === 0,
+      fromStart: values.offset === 0,
       plan: 'filter',
-      seek: 'none',
+      seek: from === undefined ? 'none' : 'id',
     }
     const items = this.#items.page(shape, values)
+    if (places !== undefined && items.length > 0) {
+      const step = page.descending ? -1 : 1
+      places.learn(first, items[0]!.id)
+      places.learn(first + step * (items.length - 1), items.at(-1)!.id)
+    }
     return { items: reversed ? items.reverse() : items, total }
+  }
+
+  /** The known places of the matches of `values.match`, remembered as long as the totals. */
+  #places(values: Record<string, unknown>): MatchPlaces {
+    return this.#totals.remembered(`p\u0000${String(values['match'])}`, () => new MatchPlaces())
   }
 
   #total(dates: boolean, values: Record<string, unknown>): number {
@@ -80,6 +101,56 @@ export class SqliteListSearch {
       this.#counts.set(key, query)
     }
     return query
+  }
+}
+
+/** A match and its place (from 0) among a search's matches in ascending rowid order. */
+interface Place {
+  readonly place: number
+  readonly rowid: number
+}
+
+/** Places known at most per search: past it, pages only learn no more. */
+const MAX_PLACES = 4_096
+
+/**
+ * Where some matches of one search stand among all of them, in rowid order, as pages read them:
+ * the next page of a search, or any page near one already read, skips from there instead of
+ * from the first match (FTS5 passes about 30 ns a match: 3.7 ms to the middle of the 281,000
+ * matches of `m`; 33 µs from a place 300 matches before the page).
+ */
+class MatchPlaces {
+  readonly #places: number[] = []
+  readonly #rowids: number[] = []
+
+  /** The known place nearest to `place` at or before it, or at or after it when `after`. */
+  nearest(place: number, after: boolean): Place | undefined {
+    const index = this.#lowerBound(place)
+    if (after) {
+      return index < this.#places.length
+        ? { place: this.#places[index]!, rowid: this.#rowids[index]! }
+        : undefined
+    }
+    const at = this.#places[index] === place ? index : index - 1
+    return at >= 0 ? { place: this.#places[at]!, rowid: this.#rowids[at]! } : undefined
+  }
+
+  learn(place: number, rowid: number): void {
+    const index = this.#lowerBound(place)
+    if (this.#places[index] === place || this.#places.length >= MAX_PLACES) return
+    this.#places.splice(index, 0, place)
+    this.#rowids.splice(index, 0, rowid)
+  }
+
+  #lowerBound(place: number): number {
+    let low = 0
+    let high = this.#places.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (this.#places[middle]! < place) low = middle + 1
+      else high = middle
+    }
+    return low
   }
 }
 

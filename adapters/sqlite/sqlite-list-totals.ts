@@ -25,7 +25,7 @@ export class SqliteListTotals {
   readonly #edgeCountByStatus: Count
   readonly #dataVersion: SqliteDataVersion
   readonly #totalChanges: BetterSqlite3.Statement<[], number>
-  readonly #totals = new Map<string, number>()
+  readonly #totals = new Map<string, unknown>()
   #totalsVersion = -1
   #totalsChanges = -1
 
@@ -86,14 +86,14 @@ export class SqliteListTotals {
   }
 
   /**
-   * A total, remembered until the database changes: counting a common search prefix visits every
-   * match (65,000 for `ros` at a million records, 3 ms), and the same lists come back page after
-   * page. `forgetIfChanged` forgets every remembered total as soon as anything was written: by
+   * A total (or what else a search learnt, `SqliteListSearch`), remembered until the database
+   * changes: counting a common search prefix visits every match (65,000 for `ros` at a million
+   * records, 3 ms), and the same lists come back page after page. `forgetIfChanged` forgets every remembered total as soon as anything was written: by
    * this connection (`total_changes()`, at once) or by another process (`data_version`, from the
    * next turn of the event loop, see `SqliteDataVersion`).
    */
-  remembered(key: string, count: () => number): number {
-    let total = this.#totals.get(key)
+  remembered<T>(key: string, count: () => T): T {
+    let total = this.#totals.get(key) as T | undefined
     if (total === undefined) {
       total = count()
       if (this.#totals.size >= MAX_REMEMBERED_TOTALS) this.#totals.clear()
