@@ -165,28 +165,51 @@ async function assertDeepPages(storage: SqliteStorage, random: Random): Promise<
   }
 }
 
+/** Runs `test` with two connections to one new file, closed and removed afterwards. */
+async function withTwoConnections(
+  test: (storage: SqliteStorage, other: SqliteStorage) => Promise<void>,
+): Promise<void> {
+  const directory = await mkdtemp(join(tmpdir(), 'mirror-'))
+  const path = join(directory, 'list.db')
+  const storage = await openSqliteStorage({ path })
+  const other = await openSqliteStorage({ path })
+  try {
+    await test(storage, other)
+  } finally {
+    await other.close()
+    await storage.close()
+    await rm(directory, { recursive: true, force: true })
+  }
+}
+
+/** Creates a record on `on` with random names and status, and returns its id. */
+async function createOn(
+  on: SqliteStorage,
+  random: Random,
+  email: string,
+  at = T0,
+): Promise<number> {
+  const record = newBeneficiary({
+    first_name: random.pick(NAMES),
+    last_name: random.pick(NAMES),
+    email,
+    status: random.pick(STATUSES),
+    created_at: at,
+    updated_at: at,
+  })
+  return createdRecord(await on.beneficiaries.create(record, createdEntry(record))).id
+}
+
 describe('SQLite counter mirror', () => {
   it('finds deep pages from the copy of the counters while this connection and another one write, over several name blocks', async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'mirror-'))
-    const path = join(directory, 'list.db')
-    const storage = await openSqliteStorage({ path })
-    const other = await openSqliteStorage({ path })
-    const random = new Random(2026)
-    try {
+    await withTwoConnections(async (storage, other) => {
+      const random = new Random(2026)
       const ids: number[] = []
       // Created in id order, days apart, so that date ranges cover whole blocks of ids.
       let at = T0
       const create = async (on: SqliteStorage, i: number) => {
         at += random.between(0, 800_000)
-        const record = newBeneficiary({
-          first_name: random.pick(NAMES),
-          last_name: random.pick(NAMES),
-          email: `m${i}@example.org`,
-          status: random.pick(STATUSES),
-          created_at: at,
-          updated_at: at,
-        })
-        ids.push(createdRecord(await on.beneficiaries.create(record, createdEntry(record))).id)
+        ids.push(await createOn(on, random, `m${i}@example.org`, at))
       }
       for (let round = 0; round < 4; round++) {
         // Ids jump to the next block of the name counters (32,768) at every round.
@@ -204,9 +227,9 @@ describe('SQLite counter mirror', () => {
             const id = random.pick(ids)
             const current = await storage.beneficiaries.get(id)
             if (current === undefined) return
-            const at = T0 + 40 * DAY_MS + round * DAY_MS + i
+            const when = T0 + 40 * DAY_MS + round * DAY_MS + i
             if (i % 10 === 0) {
-              await storage.beneficiaries.remove(id, undefined, historyEntry('deleted', at))
+              await storage.beneficiaries.remove(id, undefined, historyEntry('deleted', when))
               return
             }
             await storage.beneficiaries.update(
@@ -215,10 +238,10 @@ describe('SQLite counter mirror', () => {
                 ...current,
                 status: random.pick(STATUSES),
                 last_name: random.next() < 0.5 ? random.pick(NAMES) : current.last_name,
-                updated_at: at,
+                updated_at: when,
                 version: current.version + 1,
               },
-              historyEntry('updated', at),
+              historyEntry('updated', when),
             )
           }),
         )
@@ -231,32 +254,16 @@ describe('SQLite counter mirror', () => {
         await new Promise((resolve) => setImmediate(resolve))
         await assertDeepPages(storage, random)
       }
-    } finally {
-      await other.close()
-      await storage.close()
-      await rm(directory, { recursive: true, force: true })
-    }
+    })
   })
+
   it('loads the counters anew when the log no longer holds every generation it missed, and keeps the log bounded', async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'mirror-'))
-    const path = join(directory, 'list.db')
-    const storage = await openSqliteStorage({ path })
-    const other = await openSqliteStorage({ path })
-    const random = new Random(99)
-    try {
-      const create = async (on: SqliteStorage, i: number) => {
-        const record = newBeneficiary({
-          first_name: random.pick(NAMES),
-          last_name: random.pick(NAMES),
-          email: `l${i}@example.org`,
-          status: random.pick(STATUSES),
-        })
-        await on.beneficiaries.create(record, createdEntry(record))
-      }
-      await create(storage, 0)
+    await withTwoConnections(async (storage, other) => {
+      const random = new Random(99)
+      await createOn(storage, random, 'l0@example.org')
       await assertDeepPages(storage, random)
       // One generation per create: each is awaited, so each is a group of its own.
-      for (let i = 1; i <= LOG_KEPT + 400; i++) await create(other, i)
+      for (let i = 1; i <= LOG_KEPT + 400; i++) await createOn(other, random, `l${i}@example.org`)
       const log = storage.database
         .prepare<[], { kept: number; first: number }>(
           'SELECT count(*) AS kept, min(generation) AS first FROM beneficiary_counter_log',
@@ -265,19 +272,12 @@ describe('SQLite counter mirror', () => {
       assert.ok(log.first > 2, `the generations this copy missed are gone (from ${log.first})`)
       assert.ok(log.kept <= LOG_KEPT + 256, `${log.kept} generations kept`)
       await assertDeepPages(storage, random)
-    } finally {
-      await other.close()
-      await storage.close()
-      await rm(directory, { recursive: true, force: true })
-    }
+    })
   })
+
   it('loads the counters anew after a bulk seed by another connection, which logs a marker instead of its changes', async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'mirror-'))
-    const path = join(directory, 'list.db')
-    const storage = await openSqliteStorage({ path })
-    const other = await openSqliteStorage({ path })
-    const random = new Random(5)
-    try {
+    await withTwoConnections(async (storage, other) => {
+      const random = new Random(5)
       await assertDeepPages(storage, random)
       const seeded = await seedBeneficiaries(
         other,
@@ -293,10 +293,6 @@ describe('SQLite counter mirror', () => {
       assert.equal(last, 'null')
       await new Promise((resolve) => setImmediate(resolve))
       await assertDeepPages(storage, random)
-    } finally {
-      await other.close()
-      await storage.close()
-      await rm(directory, { recursive: true, force: true })
-    }
+    })
   })
 })
