@@ -19,8 +19,9 @@ import { SqliteListTotals } from './sqlite-list-totals.js'
  * (`SqliteCounterMirror`, plus an index count for partial days); a search counts its matches in
  * the FTS5 index. A page in the second half is read from the other end. A deep page starts where
  * the counters say it begins (the block of ids, the day, the bucket of a name order), so OFFSET
- * skips at most one bucket instead of up to a million rows; only filtered sorts that no counter
- * covers (a name sort within a date range, say) skip along their index.
+ * skips at most one bucket instead of up to a million rows. A name sort within a date range is
+ * read name by name (`SqliteListNameRange`); only `updated_at` within a date range still skips
+ * along its index.
  */
 export class SqliteBeneficiaryList {
   readonly #totals: SqliteListTotals

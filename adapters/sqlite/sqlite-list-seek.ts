@@ -14,7 +14,8 @@ export const DEEP_OFFSET = 2_000
  * Where a deep page of an `order` plan starts, from the connection's copy of the counters: the
  * block of ids, the day, or the bucket of a name order (sort key, raw name, block of ids) where
  * it begins, so that OFFSET skips at most one bucket instead of up to a million rows. Filtered
- * sorts that no counter covers (a name sort within a date range, say) skip along their index.
+ * sorts that no counter covers (`updated_at` within a date range) skip along their index; a name
+ * sort within one is `SqliteListNameRange`'s.
  */
 export class SqliteListSeek {
   readonly #mirror: SqliteCounterMirror
