@@ -110,8 +110,11 @@ interface Place {
   readonly rowid: number
 }
 
-/** Places known at most per search: past it, pages only learn no more. */
-const MAX_PLACES = 4_096
+/**
+ * Places known at most per search, past which pages learn no more: 4 KB a search, and a place
+ * about every 1,100 matches of the 281,000 of `m` (35 µs to pass) once all are learnt.
+ */
+const MAX_PLACES = 256
 
 /**
  * Where some matches of one search stand among all of them, in rowid order, as pages read them:

@@ -8,8 +8,11 @@ import { NO_LOWER, NO_UPPER } from './sqlite-list-range.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import { unindexed } from './sqlite-unindexed.js'
 
-/** Totals remembered at most between two changes of the database. */
-const MAX_REMEMBERED_TOTALS = 1_000
+/**
+ * Totals (and searches' known places, `SqliteListSearch`) remembered at most between two changes
+ * of the database: a thousand searches with their places, 4 MB at most.
+ */
+const MAX_REMEMBERED_TOTALS = 2_000
 
 type Count = SqliteQuery<{ n: number }>
 type IdBounds = { lo: number | null; hi: number | null }
