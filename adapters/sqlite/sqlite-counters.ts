@@ -40,7 +40,7 @@ const LOG_PRUNE_EVERY = 256
 /** Generations of the counter log kept: a copy further behind loads the counters anew. */
 export const LOG_KEPT = 4_096
 /**
- * Changes a log row holds at most; a flush with more (a bulk seed: 26,000 at a million records)
+ * Changes a log row holds at most; a flush with more (a bulk seed: 24,000 at a million records)
  * logs `null` instead, and a copy that reads it loads the counters anew.
  */
 const MAX_LOGGED_CHANGES = 2_000
