@@ -343,7 +343,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     if (expectedVersion !== undefined && current.version !== expectedVersion) return 'conflict'
     this.#delete.run({ id })
     this.#writes.defer(() => this.#deleteWords.run({ id }))
-    this.#writes.defer(() => this.#counters.remove(current))
+    this.#writes.defer(() => this.#counters.erase(current))
     this.#history.erase(id)
     this.#history.append(id, entry)
     return 'done'

@@ -45,6 +45,9 @@ export const LOG_KEPT = 4_096
  */
 const MAX_LOGGED_CHANGES = 2_000
 
+/** The key columns of `beneficiary_name_key_counts`, its primary key's order. */
+const NAME_KEY_COLUMNS = ['name', 'block', 'status', 'sort_key', 'raw_name'] as const
+
 const NAME_KEYS = [
   ['first', 'sort_first', 'first_name'],
   ['last', 'sort_last', 'last_name'],
@@ -90,7 +93,10 @@ export class SqliteCounters {
   readonly #status: CounterTable
   readonly #log: BetterSqlite3.Statement<[string], number>
   readonly #prune: BetterSqlite3.Statement<[number]>
+  readonly #deleteEmptyName: SqliteQuery<never>
   #pending = new Map<string, Pending>()
+  /** Whether a write since the last flush erased a record (`erase`). */
+  #erasing = false
 
   constructor(db: BetterSqlite3.Database) {
     this.#day = {
@@ -125,13 +131,7 @@ export class SqliteCounters {
     }
     this.#block = counterTable(db, 'beneficiary_block_counts', ['status', 'block'])
     this.#updated = counterTable(db, 'beneficiary_updated_counts', ['status', 'day'])
-    this.#name = counterTable(db, 'beneficiary_name_key_counts', [
-      'name',
-      'block',
-      'status',
-      'sort_key',
-      'raw_name',
-    ])
+    this.#name = counterTable(db, 'beneficiary_name_key_counts', NAME_KEY_COLUMNS)
     this.#status = counterTable(db, 'beneficiary_status_counts', ['status'])
     this.#log = db
       .prepare<[string], number>(
@@ -139,6 +139,13 @@ export class SqliteCounters {
       )
       .pluck()
     this.#prune = db.prepare<[number]>('DELETE FROM beneficiary_counter_log WHERE generation <= ?')
+    this.#deleteEmptyName = new SqliteQuery(
+      db,
+      NAME_KEY_COLUMNS.reduce(
+        (query, column) => query.where(column, '=', slot(column)),
+        queryBuilder.deleteFrom('beneficiary_name_key_counts').where('n', '=', 0),
+      ),
+    )
   }
 
   /** Counts a record in. */
@@ -149,6 +156,17 @@ export class SqliteCounters {
   /** Counts a record out. */
   remove(record: Counted): void {
     this.#count(record, -1)
+  }
+
+  /**
+   * Counts a deleted record out and erases its names from the counters, as its history is erased
+   * (D27): a name counter left at zero is deleted, and the flush logs a marker instead of the
+   * changes and deletes the log's older rows, which may hold the names (every copy of the
+   * counters then loads them anew: deletes are rare).
+   */
+  erase(record: Counted): void {
+    this.#count(record, -1)
+    this.#erasing = true
   }
 
   /**
@@ -189,22 +207,28 @@ export class SqliteCounters {
     const pending = this.#pending
     if (pending.size === 0) return
     this.#pending = new Map()
-    for (const { table, key, n, minId, maxId } of pending.values()) {
+    for (const { kind, table, key, n, minId, maxId } of pending.values()) {
       if (minId <= maxId) table.add.run({ ...key, n, min_id: minId, max_id: maxId })
       else if (n !== 0) table.subtract.run({ ...key, n: -n })
+      // A name no record has any more is not kept: the counters hold no name of the erased.
+      if (n < 0 && (kind === 'first' || kind === 'last')) this.#deleteEmptyName.run(key)
     }
     const changes: unknown[] = []
     for (const change of pending.values()) {
       if (change.kind !== 'status') changes.push(toLogEntry(change))
     }
-    const logged = changes.length > MAX_LOGGED_CHANGES ? null : changes
+    const erasing = this.#erasing
+    this.#erasing = false
+    const logged = erasing || changes.length > MAX_LOGGED_CHANGES ? null : changes
     const generation = this.#log.get(JSON.stringify(logged))!
-    if (generation % LOG_PRUNE_EVERY === 0) this.#prune.run(generation - LOG_KEPT)
+    if (erasing) this.#prune.run(generation - 1)
+    else if (generation % LOG_PRUNE_EVERY === 0) this.#prune.run(generation - LOG_KEPT)
   }
 
   /** Forgets the tally since the last flush: the writes it counted did not happen. */
   discard(): void {
     this.#pending = new Map()
+    this.#erasing = false
   }
 
   #count(record: Counted, sign: 1 | -1): void {

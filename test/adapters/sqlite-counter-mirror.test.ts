@@ -295,4 +295,37 @@ describe('SQLite counter mirror', () => {
       await assertDeepPages(storage, random)
     })
   })
+  it("erases a deleted record's names from the name counters and the counter log (D27), and every copy follows", async () => {
+    await withTwoConnections(async (storage, other) => {
+      const random = new Random(8)
+      for (let i = 0; i < 40; i++) await createOn(storage, random, `e${i}@example.org`)
+      const record = newBeneficiary({
+        first_name: 'Ottavina',
+        last_name: 'Unicornelli',
+        email: 'erased@example.org',
+      })
+      const { id } = createdRecord(await storage.beneficiaries.create(record, createdEntry(record)))
+      await assertDeepPages(other, random)
+      const traces = () =>
+        storage.database
+          .prepare<[], { counters: number; log: number }>(
+            `SELECT
+              (SELECT count(*) FROM beneficiary_name_key_counts
+                WHERE raw_name IN ('Ottavina', 'Unicornelli')) AS counters,
+              (SELECT count(*) FROM beneficiary_counter_log
+                WHERE instr(changes, 'Unicornelli') > 0 OR instr(changes, 'Ottavina') > 0) AS log`,
+          )
+          .get()!
+      assert.deepEqual(traces(), { counters: 2, log: 1 })
+
+      assert.equal(
+        await storage.beneficiaries.remove(id, undefined, historyEntry('deleted', T0)),
+        'done',
+      )
+      assert.deepEqual(traces(), { counters: 0, log: 0 })
+      await new Promise((resolve) => setImmediate(resolve))
+      await assertDeepPages(other, random)
+      await assertDeepPages(storage, random)
+    })
+  })
 })
