@@ -154,9 +154,6 @@ export class SqliteCounterMirror {
           n,
         )
         break
-      case 'status':
-        // The totals of a status are its blocks' sum.
-        break
     }
   }
 

@@ -21,7 +21,7 @@ export interface Counted {
 }
 
 /** The counter tables, as `SqliteCounterMirror` keeps them. */
-export type CounterKind = 'day' | 'block' | 'updated' | 'first' | 'last' | 'status'
+export type CounterKind = 'day' | 'block' | 'updated' | 'first' | 'last'
 
 /** What one flush did to one counter row. */
 export interface CounterChange {
@@ -72,7 +72,9 @@ interface Pending extends CounterChange {
 /**
  * Keeps the counter tables of migration `0002_list_counters` in step with `beneficiaries`:
  * records per status and creation day (with id bounds), per status and block of ids, per
- * status and update day, and per status and name prefix.
+ * status and update day, and per status and name bucket (sort key, raw name, block of ids). The
+ * total of a status is its blocks' sum: `beneficiary_status_counts`, which kept it apart, is
+ * gone with migration 0005.
  *
  * `add`, `remove` and `replace` only tally; `flush` writes the tally with one statement per
  * counter row it touched, inside the caller's transaction. A group of writes flushes once
@@ -90,7 +92,6 @@ export class SqliteCounters {
   readonly #block: CounterTable
   readonly #updated: CounterTable
   readonly #name: CounterTable
-  readonly #status: CounterTable
   readonly #log: BetterSqlite3.Statement<[string], number>
   readonly #prune: BetterSqlite3.Statement<[number]>
   readonly #deleteEmptyName: SqliteQuery<never>
@@ -132,7 +133,6 @@ export class SqliteCounters {
     this.#block = counterTable(db, 'beneficiary_block_counts', ['status', 'block'])
     this.#updated = counterTable(db, 'beneficiary_updated_counts', ['status', 'day'])
     this.#name = counterTable(db, 'beneficiary_name_key_counts', NAME_KEY_COLUMNS)
-    this.#status = counterTable(db, 'beneficiary_status_counts', ['status'])
     this.#log = db
       .prepare<[string], number>(
         'INSERT INTO beneficiary_counter_log (changes) VALUES (?) RETURNING generation',
@@ -213,10 +213,7 @@ export class SqliteCounters {
       // A name no record has any more is not kept: the counters hold no name of the erased.
       if (n < 0 && (kind === 'first' || kind === 'last')) this.#deleteEmptyName.run(key)
     }
-    const changes: unknown[] = []
-    for (const change of pending.values()) {
-      if (change.kind !== 'status') changes.push(toLogEntry(change))
-    }
+    const changes = [...pending.values()].map(toLogEntry)
     const erasing = this.#erasing
     this.#erasing = false
     const logged = erasing || changes.length > MAX_LOGGED_CHANGES ? null : changes
@@ -239,7 +236,6 @@ export class SqliteCounters {
     for (const [name, key, raw] of NAME_KEYS) {
       this.#tally(this.#name, name, nameKey(name, record, key, raw), sign, id)
     }
-    this.#tally(this.#status, 'status', { status }, sign, id)
   }
 
   #tally(
@@ -266,11 +262,7 @@ export class SqliteCounters {
 /** The statements of a counter table keyed by `keys` and counting in `n` (all but the days'). */
 function counterTable(
   db: BetterSqlite3.Database,
-  table:
-    | 'beneficiary_block_counts'
-    | 'beneficiary_updated_counts'
-    | 'beneficiary_name_key_counts'
-    | 'beneficiary_status_counts',
+  table: 'beneficiary_block_counts' | 'beneficiary_updated_counts' | 'beneficiary_name_key_counts',
   keys: readonly string[],
 ): CounterTable {
   const values: Record<string, never> = { n: slot('n') }
@@ -298,7 +290,6 @@ const KEY_COLUMNS: Readonly<Record<CounterKind, readonly string[]>> = {
   updated: ['status', 'day'],
   first: ['name', 'status', 'sort_key', 'raw_name', 'block'],
   last: ['name', 'status', 'sort_key', 'raw_name', 'block'],
-  status: ['status'],
 }
 
 /**

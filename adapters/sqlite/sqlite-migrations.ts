@@ -303,6 +303,8 @@ const nameKeyCounters: Migration = {
       SELECT 'last', status, sort_last, last_name, id >> 15, count(*)
         FROM beneficiaries GROUP BY 2, 3, 4, 5`.execute(db)
     await db.schema.dropTable('beneficiary_name_counts').execute()
+    // The total of a status is now the sum of its blocks, which every listing has in memory.
+    await db.schema.dropTable('beneficiary_status_counts').execute()
     // `changes`: a JSON array of `CounterChange`; the last generation is the counters' version.
     await db.schema
       .createTable('beneficiary_counter_log')

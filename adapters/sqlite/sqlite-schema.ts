@@ -119,12 +119,6 @@ export interface SigningKeyRow {
   created_at: number
 }
 
-/** A row of `beneficiary_status_counts`: records per status. */
-export interface StatusCountRow {
-  status: string
-  n: number
-}
-
 /** Every table of the latest schema, as Kysely sees it. */
 export interface SqliteSchema {
   beneficiaries: BeneficiaryRow
@@ -136,7 +130,6 @@ export interface SqliteSchema {
   beneficiary_updated_counts: UpdatedCountRow
   beneficiary_name_key_counts: NameKeyCountRow
   beneficiary_counter_log: CounterLogRow
-  beneficiary_status_counts: StatusCountRow
   clients: ClientRow
   sessions: SessionRow
   revoked_tokens: RevokedTokenRow

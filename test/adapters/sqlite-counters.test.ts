@@ -31,7 +31,10 @@ function counters(storage: SqliteStorage): { kept: unknown; recounted: unknown }
         `SELECT name, status, sort_key, raw_name, block, n FROM beneficiary_name_key_counts
           WHERE n > 0 ORDER BY 1, 2, 3, 4, 5`,
       ),
-      rows('SELECT status, n FROM beneficiary_status_counts WHERE n > 0 ORDER BY 1'),
+      // The total of a status, as the listing reads it: the sum of its blocks.
+      rows(
+        'SELECT status, sum(n) AS n FROM beneficiary_block_counts GROUP BY 1 HAVING sum(n) > 0 ORDER BY 1',
+      ),
     ],
     recounted: [
       rows(

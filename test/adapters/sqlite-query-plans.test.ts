@@ -147,7 +147,9 @@ describe('SQLite query plans', () => {
       const old = new Database(path)
       old.exec(`DROP TABLE beneficiary_name_key_counts; DROP TABLE beneficiary_counter_log;
         CREATE TABLE beneficiary_name_counts (name text NOT NULL, status text NOT NULL,
-          prefix text NOT NULL, n integer NOT NULL, PRIMARY KEY (name, status, prefix)) WITHOUT ROWID`)
+          prefix text NOT NULL, n integer NOT NULL, PRIMARY KEY (name, status, prefix)) WITHOUT ROWID;
+        CREATE TABLE beneficiary_status_counts (status text PRIMARY KEY, n integer NOT NULL)
+          WITHOUT ROWID`)
       old.prepare("DELETE FROM kysely_migration WHERE name = '0005_name_key_counters'").run()
       for (const [name, columns] of [
         ['beneficiaries_status', 'status'],
