@@ -6,6 +6,7 @@ import { SUMMARY_COLUMNS, summaryOf } from './sqlite-beneficiary-columns.js'
 import type { SqliteCounterMirror } from './sqlite-counter-mirror.js'
 import { NAME_BLOCK_SIZE } from './sqlite-counters.js'
 import { isDayBound } from './sqlite-list-range.js'
+import { idsFollowDays } from './sqlite-list-totals.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import { unindexed } from './sqlite-unindexed.js'
 
@@ -136,13 +137,7 @@ export class SqliteListNameRange {
   #idsFollowDays(status: string | undefined, from: number, before: number): boolean {
     if (!isDayBound(from) || !isDayBound(before)) return false
     const days = this.#mirror.days(status)
-    let previousMaxId = -Infinity
-    for (let i = 0; i < days.size; i++) {
-      if (days.count(i) <= 0) continue
-      if (previousMaxId >= days.minId(i)) return false
-      previousMaxId = days.maxId(i)
-    }
-    return true
+    return idsFollowDays(days, 0, days.size)
   }
 
   /** The names, in order, with records of `status` among ids [lo, hi] by the counters' blocks. */

@@ -5,7 +5,7 @@ import type { SqliteCounterMirror } from './sqlite-counter-mirror.js'
 import { BLOCK_SIZE, NAME_BLOCK_SIZE } from './sqlite-counters.js'
 import type { PageRead, Seek } from './sqlite-list-plan.js'
 import { isDayBound } from './sqlite-list-range.js'
-import { dayIndexes } from './sqlite-list-totals.js'
+import { dayIndexes, idsFollowDays } from './sqlite-list-totals.js'
 
 /** Below this offset a plain OFFSET is cheaper than finding the page through the counters. */
 export const DEEP_OFFSET = 2_000
@@ -138,13 +138,7 @@ export class SqliteListSeek {
     values: Record<string, unknown>,
   ): boolean {
     const days = this.#mirror.days(page.status)
-    const [first, end] = dayIndexes(days, from, before)
-    let previousMaxId = -Infinity
-    for (let i = first; i < end; i++) {
-      if (days.count(i) <= 0) continue
-      if (previousMaxId >= days.minId(i)) return false
-      previousMaxId = days.maxId(i)
-    }
+    if (!idsFollowDays(days, ...dayIndexes(days, from, before))) return false
     const bucket = this.#dayBucket(days, page, from, before)
     if (bucket === undefined) return false
     if (page.descending) values.hi = Math.min(Number(values.hi), days.maxId(bucket.index))

@@ -128,3 +128,18 @@ export function dayIndexes(
   const dayBefore = before === NO_UPPER ? NO_UPPER : Math.floor((before - 1) / DAY_MS) + 1
   return [days.lowerBound(dayFrom), days.lowerBound(dayBefore)]
 }
+
+/**
+ * Whether the id bounds of the days at indexes [first, end) of `days` follow one another without
+ * overlapping (records get ids in creation order, as they usually do), days without records
+ * left aside.
+ */
+export function idsFollowDays(days: CountedKeys<number>, first: number, end: number): boolean {
+  let previousMaxId = -Infinity
+  for (let i = first; i < end; i++) {
+    if (days.count(i) <= 0) continue
+    if (previousMaxId >= days.minId(i)) return false
+    previousMaxId = days.maxId(i)
+  }
+  return true
+}
