@@ -55,6 +55,8 @@ export class SqliteBeneficiaryList {
   }
 
   #listNow(query: ListQuery): Page<BeneficiarySummary> {
+    // Both inside the snapshot: the counters' copy and the remembered totals are this snapshot's.
+    this.#mirror.refresh()
     this.#totals.forgetIfChanged()
     if (query.search !== undefined) return this.#search.page(query, query.search)
     const from = query.createdFrom ?? NO_LOWER

@@ -107,7 +107,6 @@ export class SqliteListTotals {
 
   /** Called first by every listing, inside its snapshot. */
   forgetIfChanged(): void {
-    this.#mirror.refresh()
     const version = this.#dataVersion.current()
     const changes = this.#totalChanges.get()!
     if (version !== this.#totalsVersion || changes !== this.#totalsChanges) {
