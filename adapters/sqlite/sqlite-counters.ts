@@ -288,8 +288,8 @@ const KEY_COLUMNS: Readonly<Record<CounterKind, readonly string[]>> = {
   day: ['status', 'day'],
   block: ['status', 'block'],
   updated: ['status', 'day'],
-  first: ['name', 'status', 'sort_key', 'raw_name', 'block'],
-  last: ['name', 'status', 'sort_key', 'raw_name', 'block'],
+  first: NAME_KEY_COLUMNS,
+  last: NAME_KEY_COLUMNS,
 }
 
 /**
