@@ -10,6 +10,7 @@ import { NO_LOWER, NO_UPPER } from './sqlite-list-range.js'
 import { SqliteListSearch } from './sqlite-list-search.js'
 import { DEEP_OFFSET, SqliteListSeek } from './sqlite-list-seek.js'
 import { SqliteListTotals } from './sqlite-list-totals.js'
+import { SqliteRowKeys } from './sqlite-row-keys.js'
 
 /**
  * The listing of `SqliteBeneficiaryStore`: filters, sorts (D15), search (D16) and exact totals,
@@ -39,7 +40,9 @@ export class SqliteBeneficiaryList {
     this.#seek = new SqliteListSeek(this.#mirror)
     this.#nameRange = new SqliteListNameRange(db, this.#mirror)
     this.#items = new SqliteListItems(db)
-    this.#search = new SqliteListSearch(db, this.#totals, this.#items)
+    const records = () => this.#totals.total(undefined, NO_LOWER, NO_UPPER)
+    const keys = new SqliteRowKeys(db, records)
+    this.#search = new SqliteListSearch(db, this.#totals, this.#items, keys)
   }
 
   /**

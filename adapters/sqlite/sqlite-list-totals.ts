@@ -31,6 +31,7 @@ export class SqliteListTotals {
   readonly #totals = new Map<string, unknown>()
   #totalsVersion = -1
   #totalsChanges = -1
+  #epoch = 0
 
   constructor(
     db: BetterSqlite3.Database,
@@ -113,7 +114,13 @@ export class SqliteListTotals {
       this.#totalsVersion = version
       this.#totalsChanges = changes
       this.#totals.clear()
+      this.#epoch++
     }
+  }
+
+  /** Changes whenever the remembered totals are forgotten: what else is kept with them goes too. */
+  get epoch(): number {
+    return this.#epoch
   }
 }
 

@@ -314,6 +314,19 @@ const nameKeyCounters: Migration = {
   },
 }
 
+// The ids each write changed, by generation, apart from the counter log: a delete empties the
+// counter log (it holds names, D27) but not this one, which holds only ids. From it, each
+// connection's copy of the records' sort and filter keys (`SqliteRowKeys`) follows every writer.
+const writeLog: Migration = {
+  async up(db) {
+    await db.schema
+      .createTable('beneficiary_write_log')
+      .addColumn('generation', 'integer', (col) => col.primaryKey())
+      .addColumn('ids', 'text', (col) => col.notNull())
+      .execute()
+  },
+}
+
 /**
  * Every migration of the schema, by name; names sort in the order they apply. A released
  * migration is never edited: a change to the schema is a new entry.
@@ -324,6 +337,7 @@ export const SQLITE_MIGRATIONS: Readonly<Record<string, Migration>> = Object.fre
   '0003_status_totals': statusTotals,
   '0004_covering_list_indexes': coveringListIndexes,
   '0005_name_key_counters': nameKeyCounters,
+  '0006_write_log': writeLog,
 })
 
 /** Options of {@link migrateSqlite}. */

@@ -142,9 +142,11 @@ describe('SQLite query plans', () => {
       const expected = await Promise.all(queries.map((query) => first.beneficiaries.list(query)))
       await first.close()
 
-      // Back to the indexes of 0001 and the name counters of 0002 as 0003 left them, and 0004
-      // and 0005 not applied.
+      // Back to the indexes of 0001 and the name counters of 0002 as 0003 left them, and 0004,
+      // 0005 and 0006 not applied.
       const old = new Database(path)
+      old.exec('DROP TABLE beneficiary_write_log')
+      old.prepare("DELETE FROM kysely_migration WHERE name = '0006_write_log'").run()
       old.exec(`DROP TABLE beneficiary_name_key_counts; DROP TABLE beneficiary_counter_log;
         CREATE TABLE beneficiary_name_counts (name text NOT NULL, status text NOT NULL,
           prefix text NOT NULL, n integer NOT NULL, PRIMARY KEY (name, status, prefix)) WITHOUT ROWID;
@@ -168,6 +170,7 @@ describe('SQLite query plans', () => {
         assert.deepEqual(upgraded.migrationsApplied, [
           '0004_covering_list_indexes',
           '0005_name_key_counters',
+          '0006_write_log',
         ])
         const columns = upgraded.database
           .prepare<[], { name: string; key: number }>(

@@ -1,0 +1,224 @@
+import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, it } from 'node:test'
+import { openSqliteStorage, type SqliteStorage } from '../../adapters/sqlite/index.js'
+import { selectPage } from '../../adapters/sqlite/sqlite-page-selection.js'
+import type { BeneficiaryStatus, SortField } from '../../core/beneficiary.js'
+import type { ListQuery } from '../../core/ports/beneficiary-store.js'
+import { searchTerms } from '../../core/search-terms.js'
+import { DAY_MS } from '../../core/time.js'
+import {
+  T0,
+  createdEntry,
+  createdRecord,
+  historyEntry,
+  newBeneficiary,
+} from '../contracts/storage-fixtures.js'
+import { Random } from '../support/random.js'
+
+const STATUSES: readonly BeneficiaryStatus[] = ['active', 'inactive', 'pending']
+const NAMES = ['Rossi', 'Rosa', 'rossi', 'Bianchi', 'Émile', 'Zoë', 'de Luca', 'Rosé Bia', 'Ｚeta']
+const SEARCHES = ['r', 'ros', 'rossi', 'b', 'bia', 'e', 'zoe', 'de l', 'ro bi', 'x']
+const ORDER: Readonly<Record<SortField, string>> = {
+  id: 'id',
+  created_at: 'created_at, id',
+  updated_at: 'updated_at, id',
+  last_name: 'sort_last, last_name, id',
+  first_name: 'sort_first, first_name, id',
+}
+
+describe('selectPage', () => {
+  it('gives the places of a page as a full sort by key, then id, does, keys tied or not', () => {
+    const random = new Random(11)
+    for (let round = 0; round < 300; round++) {
+      const length = random.between(0, 400)
+      const distinctKeys = random.between(1, 50)
+      const ids = Int32Array.from(new Set(Array.from({ length }, () => random.between(1, 5_000))))
+      const keys = Float64Array.from(ids, () => random.between(0, distinctKeys))
+      const sorted = Array.from(ids.keys())
+        .sort((a, b) => keys[a]! - keys[b]! || ids[a]! - ids[b]!)
+        .map((i) => ids[i]!)
+      const start = random.between(0, ids.length + 2)
+      const end = start + random.between(0, 120)
+      assert.deepEqual(selectPage(keys, ids, start, end), sorted.slice(start, end))
+    }
+  })
+})
+
+/** The ids of a page of a search, as a plain query without the FTS index gives them. */
+function expected(storage: SqliteStorage, query: ListQuery): { ids: number[]; total: number } {
+  const terms = query.search ?? []
+  const conditions = terms.map(() => `instr(' ' || sort_first || ' ' || sort_last, ' ' || ?) > 0`)
+  const values: unknown[] = [...terms]
+  if (query.status !== undefined) {
+    conditions.push('status = ?')
+    values.push(query.status)
+  }
+  if (query.createdFrom !== undefined) {
+    conditions.push('created_at >= ?')
+    values.push(query.createdFrom)
+  }
+  if (query.createdBefore !== undefined) {
+    conditions.push('created_at < ?')
+    values.push(query.createdBefore)
+  }
+  const where = `WHERE ${conditions.join(' AND ')}`
+  const order = ORDER[query.sort]
+    .split(', ')
+    .map((column) => `${column} ${query.descending ? 'DESC' : 'ASC'}`)
+    .join(', ')
+  const ids = storage.database
+    .prepare<unknown[], number>(
+      `SELECT id FROM beneficiaries ${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    )
+    .pluck()
+    .all(...values, query.limit, query.offset)
+  const total = storage.database
+    .prepare<unknown[], number>(`SELECT count(*) FROM beneficiaries ${where}`)
+    .pluck()
+    .get(...values)!
+  return { ids, total }
+}
+
+/** Random searches, sorted by anything, some filtered by status and dates, checked. */
+async function assertSearches(
+  storage: SqliteStorage,
+  random: Random,
+  count: number,
+): Promise<void> {
+  const sorts = Object.keys(ORDER) as SortField[]
+  for (let i = 0; i < count; i++) {
+    const from = T0 + random.between(-2, 30) * DAY_MS
+    const query: ListQuery = {
+      search: searchTerms(random.pick(SEARCHES)),
+      sort: random.pick(sorts),
+      descending: random.next() < 0.5,
+      offset: random.between(0, 300),
+      limit: random.between(1, 80),
+      ...(random.next() < 0.3 && { status: random.pick(STATUSES) }),
+      ...(random.next() < 0.5 && {
+        createdFrom: from,
+        createdBefore: from + random.between(1, 20) * DAY_MS,
+      }),
+    }
+    const page = await storage.beneficiaries.list(query)
+    const { ids, total } = expected(storage, query)
+    assert.deepEqual(
+      { ids: page.items.map((item) => item.id), total: page.total },
+      { ids, total },
+      JSON.stringify(query),
+    )
+  }
+}
+
+/** Runs `test` with two connections to one new file, closed and removed afterwards. */
+async function withTwoConnections(
+  test: (storage: SqliteStorage, other: SqliteStorage, path: string) => Promise<void>,
+): Promise<void> {
+  const directory = await mkdtemp(join(tmpdir(), 'row-keys-'))
+  const path = join(directory, 'list.db')
+  const storage = await openSqliteStorage({ path })
+  const other = await openSqliteStorage({ path })
+  try {
+    await test(storage, other, path)
+  } finally {
+    await other.close()
+    await storage.close()
+    await rm(directory, { recursive: true, force: true })
+  }
+}
+
+async function create(on: SqliteStorage, random: Random, i: number): Promise<number> {
+  const at = T0 + random.between(0, 30 * DAY_MS)
+  const record = newBeneficiary({
+    first_name: random.pick(NAMES),
+    last_name: random.pick(NAMES),
+    email: `k${i}@example.org`,
+    status: random.pick(STATUSES),
+    created_at: at,
+    updated_at: at,
+  })
+  return createdRecord(await on.beneficiaries.create(record, createdEntry(record))).id
+}
+
+/** Updates or deletes random records on `on`: names, status and update times move. */
+async function change(on: SqliteStorage, random: Random, ids: number[], count: number) {
+  await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const id = random.pick(ids)
+      const current = await on.beneficiaries.get(id)
+      if (current === undefined) return
+      const when = T0 + 40 * DAY_MS + random.between(0, 10 * DAY_MS) + i
+      if (i % 7 === 0) {
+        await on.beneficiaries.remove(id, undefined, historyEntry('deleted', when))
+        return
+      }
+      await on.beneficiaries.update(
+        current,
+        {
+          ...current,
+          status: random.pick(STATUSES),
+          first_name: random.next() < 0.5 ? random.pick(NAMES) : current.first_name,
+          last_name: random.next() < 0.5 ? random.pick(NAMES) : current.last_name,
+          updated_at: when,
+          version: current.version + 1,
+        },
+        historyEntry('updated', when),
+      )
+    }),
+  )
+}
+
+describe('SQLite searches sorted on the copy of the records keys', () => {
+  it('sort and filter as SQL does while this connection and another one create, update and delete', async () => {
+    await withTwoConnections(async (storage, other) => {
+      const random = new Random(2027)
+      const ids: number[] = []
+      for (let round = 0; round < 3; round++) {
+        for (const id of await Promise.all(
+          Array.from({ length: 400 }, (_, i) => create(storage, random, round * 1_000 + i)),
+        )) {
+          ids.push(id)
+        }
+        await assertSearches(storage, random, 60)
+        await change(storage, random, ids, 60)
+        await assertSearches(storage, random, 60)
+        // Another connection's writes, followed through the write log.
+        for (const id of await Promise.all(
+          Array.from({ length: 40 }, (_, i) => create(other, random, round * 1_000 + 500 + i)),
+        )) {
+          ids.push(id)
+        }
+        await change(other, random, ids, 40)
+        await new Promise((resolve) => setImmediate(resolve))
+        await assertSearches(storage, random, 60)
+      }
+    })
+  })
+
+  it('sorts in SQL instead when ids are far sparser than records', async () => {
+    await withTwoConnections(async (storage, other, path) => {
+      const random = new Random(5)
+      const ids = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => create(storage, random, i)),
+      )
+      await assertSearches(storage, random, 20)
+      // An id past four per record and past a million: no array holds it.
+      other.database
+        .prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'beneficiaries'")
+        .run(3_000_000_000)
+      ids.push(await create(other, random, 1_000))
+      assert.ok(ids.at(-1)! > 2 ** 31)
+      await new Promise((resolve) => setImmediate(resolve))
+      await assertSearches(storage, random, 40)
+      const reopened = await openSqliteStorage({ path })
+      try {
+        await assertSearches(reopened, random, 40)
+      } finally {
+        await reopened.close()
+      }
+    })
+  })
+})
