@@ -14,16 +14,17 @@ import { unindexed } from './sqlite-unindexed.js'
 type Count = SqliteQuery<{ n: number }>
 
 /**
- * Match ids kept at most, across searches, between two changes of the database (16 MB): a
- * search's next page, or its next sort, needs not ask FTS5 for them again.
+ * Ids of filtered matches kept at most, across searches, between two changes of the database
+ * (16 MB): a filtered search's next page, or its next sort, filters them once.
  */
 const MAX_KEPT_MATCH_IDS = 4_000_000
 
 /**
- * The listing with a search (D16): the matches come from the FTS5 index, which also counts
- * them, and filters by status inside the index. Sorted by id, a page is read in the index's
- * order; sorted otherwise or filtered by dates, the matches' ids are sorted and filtered on the
- * connection's copy of the records' keys (`SqliteRowKeys`).
+ * The listing with a search (D16), answered from the connection's copy of the records' search
+ * words and keys (`SqliteRowKeys`): the matches' ids, filtered by status and dates there, then
+ * the page's places, sliced when sorted by id and selected (`selectPage`) otherwise; only the
+ * page's rows are read from SQLite. Where no copy is kept (ids far sparser than records), from the
+ * FTS5 index, which also counts them and filters by status inside the index.
  */
 export class SqliteListSearch {
   readonly #db: BetterSqlite3.Database
@@ -31,8 +32,7 @@ export class SqliteListSearch {
   readonly #items: SqliteListItems
   readonly #keys: SqliteRowKeys
   readonly #counts = new Map<string, Count>()
-  readonly #matchIds: BetterSqlite3.Statement<[string], string | null>
-  /** Match ids by search and date range, from the totals' `epoch` (`#keptEpoch`). */
+  /** Filtered match ids by search and filters, from the totals' `epoch` (`#keptEpoch`). */
   readonly #kept = new Map<string, Int32Array>()
   #keptIds = 0
   #keptEpoch = -1
@@ -47,25 +47,17 @@ export class SqliteListSearch {
     this.#totals = totals
     this.#items = items
     this.#keys = keys
-    // One string of every match's id: 75 ns a match, where reading them as rows took 140.
-    this.#matchIds = db
-      .prepare<[string], string | null>(
-        'SELECT group_concat(rowid) FROM beneficiary_search WHERE beneficiary_search MATCH ?',
-      )
-      .pluck()
   }
 
   /** One page of the records matching `query` and every term, and the exact number of them. */
   page(query: ListQuery, terms: readonly string[]): Page<BeneficiarySummary> {
     if (terms.length === 0 || !terms.every(isSearchable)) return { items: [], total: 0 }
+    if (this.#keys.refresh()) return this.#pageFromCopy(query, terms)
     const dates = query.createdFrom !== undefined || query.createdBefore !== undefined
     const values: Record<string, unknown> = {
       match: matchExpression(terms, query.status),
       from: query.createdFrom ?? NO_LOWER,
       before: query.createdBefore ?? NO_UPPER,
-    }
-    if ((query.sort !== 'id' || dates) && this.#keys.refresh()) {
-      return this.#sortedPage(query, values, dates)
     }
     const total = this.#total(dates, values)
     if (total === 0 || query.offset >= total) return { items: [], total }
@@ -104,45 +96,45 @@ export class SqliteListSearch {
     return { items: reversed ? items.reverse() : items, total }
   }
 
-  /**
-   * A page sorted on the copy of the records' keys: every match's id from FTS5, those created
-   * in the date range kept, then only the page's places sorted (`selectPage`).
-   */
-  #sortedPage(
-    query: ListQuery,
-    values: Record<string, unknown>,
-    dates: boolean,
-  ): Page<BeneficiarySummary> {
-    const ids = this.#matchesOf(
-      String(values.match),
-      Number(values.from),
-      Number(values.before),
-      dates,
-    )
+  /** A page from the copy of the records' words and keys. */
+  #pageFromCopy(query: ListQuery, terms: readonly string[]): Page<BeneficiarySummary> {
+    const ids = this.#matchesOf(query, terms)
     const total = ids.length
     if (total === 0 || query.offset >= total) return { items: [], total }
     // Descending is ascending read backwards: ties go by id in the sort's direction.
     const start = query.descending ? Math.max(0, total - query.offset - query.limit) : query.offset
-    const end = query.descending ? total - query.offset : query.offset + query.limit
-    const page = selectPage(this.#keys.sortKeys(ids, query.sort), ids, start, end)
+    const end = Math.min(
+      total,
+      query.descending ? total - query.offset : query.offset + query.limit,
+    )
+    let page: number[]
+    if (query.sort === 'id') {
+      page = Array.from(ids.subarray(start, end))
+    } else {
+      // The matches may be shared (`SqliteRowKeys.search`): `selectPage` reorders a copy.
+      const copy = ids.slice()
+      page = selectPage(this.#keys.sortKeys(copy, query.sort), copy, start, end)
+    }
     return { items: this.#items.byIds(query.descending ? page.reverse() : page), total }
   }
 
   /**
-   * The ids of the matches of `match` created in [from, before) when `dates`, in no particular
-   * order (`selectPage` reorders them), kept until the database changes.
+   * The ids of the records matching every term and the query's status and date range,
+   * ascending; filtered ones kept until the database changes. Read them, do not change them.
    */
-  #matchesOf(match: string, from: number, before: number, dates: boolean): Int32Array {
+  #matchesOf(query: ListQuery, terms: readonly string[]): Int32Array {
+    const matches = this.#keys.search(terms)
+    const { status, createdFrom: from = NO_LOWER, createdBefore: before = NO_UPPER } = query
+    if (status === undefined && from === NO_LOWER && before === NO_UPPER) return matches
     if (this.#keptEpoch !== this.#totals.epoch) {
       this.#keptEpoch = this.#totals.epoch
       this.#kept.clear()
       this.#keptIds = 0
     }
-    const key = dates ? `${match}\u0000${from}\u0000${before}` : match
+    const key = `${terms.join(' ')}\u0000${status}\u0000${from}\u0000${before}`
     let ids = this.#kept.get(key)
     if (ids === undefined) {
-      ids = parseIds(this.#matchIds.get(match) ?? '')
-      if (dates) ids = ids.subarray(0, this.#keys.keepCreatedIn(ids, from, before))
+      ids = this.#keys.filter(matches, status, from, before)
       if (this.#keptIds + ids.length > MAX_KEPT_MATCH_IDS) {
         this.#kept.clear()
         this.#keptIds = 0
@@ -236,30 +228,6 @@ class MatchPlaces {
     return low
   }
 }
-
-/** The ids of `group_concat(rowid)`: decimal numbers joined by commas. */
-function parseIds(text: string): Int32Array {
-  if (text.length === 0) return new Int32Array(0)
-  let count = 1
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === COMMA) count++
-  const ids = new Int32Array(count)
-  let id = 0
-  let at = 0
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (code === COMMA) {
-      ids[at++] = id
-      id = 0
-    } else {
-      id = id * 10 + code - ZERO
-    }
-  }
-  ids[at] = id
-  return ids
-}
-
-const COMMA = 44
-const ZERO = 48
 
 /**
  * The FTS5 query for search terms: each a quoted prefix of a word, all required (D16), and the

@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 import type { SortField } from '../../core/beneficiary.js'
 import { byCodePoint } from './sqlite-counted-keys.js'
 import { parseWrittenIds } from './sqlite-counters.js'
+import { WordIndex } from './sqlite-word-index.js'
 
 /** Ids of the write log a copy applies at most at once; further behind, it loads anew. */
 const MAX_CAUGHT_UP = 50_000
@@ -14,6 +15,8 @@ class NameRanks {
   readonly #entries = new Map<string, number>()
   readonly #sortKeys: string[] = []
   readonly #raws: string[] = []
+  /** The search words of each entry's sort key (its `searchTerms()` joined by spaces). */
+  readonly #words: string[][] = []
   /** The entries in the order of the name sort: sort key, then raw name, by code point. */
   readonly #sorted: number[] = []
   #ranks = new Int32Array(0)
@@ -30,10 +33,16 @@ class NameRanks {
       this.#entries.set(raw, entry)
       this.#sortKeys.push(sortKey)
       this.#raws.push(raw)
+      this.#words.push(sortKey.split(' ').filter((word) => word.length > 0))
       this.#sorted.splice(this.#placeOf(sortKey, raw), 0, entry)
       this.#stale = true
     }
     return entry
+  }
+
+  /** The search words of an entry's name. */
+  words(entry: number): readonly string[] {
+    return this.#words[entry]!
   }
 
   /** The rank of every entry in the order, by entry. */
@@ -64,6 +73,7 @@ class NameRanks {
 
 type KeyRow = [
   id: number,
+  status: string,
   createdAt: number,
   updatedAt: number,
   sortFirst: string,
@@ -72,7 +82,8 @@ type KeyRow = [
   lastName: string,
 ]
 
-const KEY_COLUMNS = 'id, created_at, updated_at, sort_first, first_name, sort_last, last_name'
+const KEY_COLUMNS =
+  'id, status, created_at, updated_at, sort_first, first_name, sort_last, last_name'
 
 /**
  * This connection's copy of what every record is sorted and filtered by: its creation and update
@@ -92,6 +103,10 @@ export class SqliteRowKeys {
   readonly #maxId: BetterSqlite3.Statement<[], number | null>
   /** The number of records, from the counters. */
   readonly #records: () => number
+  /** Status codes (`#statusCodes`) by id; 0 for no record. */
+  #status = new Uint8Array(0)
+  readonly #statusCodes = new Map<string, number>()
+  #words = new WordIndex()
   #created = new Float64Array(0)
   #updated = new Float64Array(0)
   #first = new Int32Array(0)
@@ -135,17 +150,28 @@ export class SqliteRowKeys {
   }
 
   /**
-   * The matches among `ids` with a record created in [from, before), in place; the number kept.
+   * The ids of the records with a word starting with every term (D16), ascending. The array may
+   * be the word index's own: read it, do not change it.
    */
-  keepCreatedIn(ids: Int32Array, from: number, before: number): number {
-    const created = this.#created
-    let kept = 0
+  search(terms: readonly string[]): Int32Array {
+    return this.#words.search(terms)
+  }
+
+  /**
+   * The ids among `ids` of records with `status` (any when undefined) created in [from, before),
+   * in a new array.
+   */
+  filter(ids: Int32Array, status: string | undefined, from: number, before: number): Int32Array {
+    const kept = new Int32Array(ids.length)
+    let count = 0
+    const code = status === undefined ? 0 : (this.#statusCodes.get(status) ?? -1)
+    const [statuses, created] = [this.#status, this.#created]
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!
       const at = created[id]!
-      if (at >= from && at < before) ids[kept++] = id
+      if ((code === 0 || statuses[id] === code) && at >= from && at < before) kept[count++] = id
     }
-    return kept
+    return kept.slice(0, count)
   }
 
   /** The sort key of each of `ids` for a sort by `sort`: a time, a name's rank, or the id. */
@@ -189,8 +215,12 @@ export class SqliteRowKeys {
     }
     const rows = this.#some.all(JSON.stringify([...written]))
     if (rows.some(([id]) => id > this.#idLimit)) return false
-    // A record written, then deleted, has no row: no search finds it, and its keys stay unread.
-    for (const row of rows) this.#set(row)
+    for (const row of rows) {
+      this.#set(row)
+      written.delete(row[0])
+    }
+    // Written, then deleted: no row.
+    for (const id of written) this.#unset(id)
     this.#held = generation
     return true
   }
@@ -200,6 +230,8 @@ export class SqliteRowKeys {
     const records = this.#records()
     this.#idLimit = Math.min(2 ** 31 - 1, Math.max(MIN_ID_LIMIT, records * IDS_PER_RECORD))
     this.#held = -1
+    this.#status = new Uint8Array(0)
+    this.#words = new WordIndex()
     this.#created = new Float64Array(0)
     this.#updated = new Float64Array(0)
     this.#first = new Int32Array(0)
@@ -213,20 +245,45 @@ export class SqliteRowKeys {
     return true
   }
 
-  #set([id, createdAt, updatedAt, sortFirst, first, sortLast, last]: KeyRow): void {
+  #set([id, status, createdAt, updatedAt, sortFirst, first, sortLast, last]: KeyRow): void {
     if (id >= this.#created.length) this.#grow(id)
+    const firstEntry = this.#firstNames.entry(sortFirst, first)
+    const lastEntry = this.#lastNames.entry(sortLast, last)
+    const held = this.#status[id] !== 0
+    if (!held || this.#first[id] !== firstEntry || this.#last[id] !== lastEntry) {
+      if (held) this.#words.remove(id, this.#wordsOf(id))
+      this.#first[id] = firstEntry
+      this.#last[id] = lastEntry
+      this.#words.add(id, this.#wordsOf(id))
+    }
+    let code = this.#statusCodes.get(status)
+    if (code === undefined) {
+      code = this.#statusCodes.size + 1
+      this.#statusCodes.set(status, code)
+    }
+    this.#status[id] = code
     this.#created[id] = createdAt
     this.#updated[id] = updatedAt
-    this.#first[id] = this.#firstNames.entry(sortFirst, first)
-    this.#last[id] = this.#lastNames.entry(sortLast, last)
+  }
+
+  /** Forgets a deleted record. */
+  #unset(id: number): void {
+    if (id >= this.#status.length || this.#status[id] === 0) return
+    this.#words.remove(id, this.#wordsOf(id))
+    this.#status[id] = 0
+  }
+
+  #wordsOf(id: number): string[] {
+    return [...this.#firstNames.words(this.#first[id]!), ...this.#lastNames.words(this.#last[id]!)]
   }
 
   #grow(id: number): void {
     const length = Math.max(1024, id + 1, Math.ceil(this.#created.length * 1.5))
-    const grown = <T extends Float64Array | Int32Array>(array: T, to: T): T => {
+    const grown = <T extends Uint8Array | Float64Array | Int32Array>(array: T, to: T): T => {
       to.set(array)
       return to
     }
+    this.#status = grown(this.#status, new Uint8Array(length))
     this.#created = grown(this.#created, new Float64Array(length))
     this.#updated = grown(this.#updated, new Float64Array(length))
     this.#first = grown(this.#first, new Int32Array(length))

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { openSqliteStorage, type SqliteStorage } from '../../adapters/sqlite/index.js'
 import { selectPage } from '../../adapters/sqlite/sqlite-page-selection.js'
+import { WordIndex } from '../../adapters/sqlite/sqlite-word-index.js'
 import type { BeneficiaryStatus, SortField } from '../../core/beneficiary.js'
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { searchTerms } from '../../core/search-terms.js'
@@ -43,6 +44,42 @@ describe('selectPage', () => {
       const start = random.between(0, ids.length + 2)
       const end = start + random.between(0, 120)
       assert.deepEqual(selectPage(keys, ids, start, end), sorted.slice(start, end))
+    }
+  })
+})
+
+describe('WordIndex', () => {
+  it('finds the records with a word starting with every term, ascending, while records come, change and go', () => {
+    const random = new Random(12)
+    const alphabet = ['a', 'b', 'r', 'o', 's', 'é', '𝒜', 'ｚ']
+    const vocabulary = Array.from({ length: 60 }, () =>
+      Array.from({ length: random.between(1, 5) }, () => random.pick(alphabet)).join(''),
+    )
+    const index = new WordIndex()
+    const held = new Map<number, string[]>()
+    const check = () => {
+      const terms = Array.from({ length: random.between(1, 3) }, () => {
+        const word = random.pick(vocabulary)
+        return [...word].slice(0, random.between(1, 3)).join('')
+      })
+      const expected = [...held]
+        .filter(([, words]) => terms.every((term) => words.some((word) => word.startsWith(term))))
+        .map(([id]) => id)
+        .sort((a, b) => a - b)
+      assert.deepEqual(Array.from(index.search(terms)), expected, terms.join(' '))
+    }
+    for (let step = 0; step < 3_000; step++) {
+      const id = random.between(1, 400)
+      const words = Array.from({ length: random.between(1, 3) }, () => random.pick(vocabulary))
+      const old = held.get(id)
+      if (old !== undefined) index.remove(id, old)
+      if (random.next() < 0.2) {
+        held.delete(id)
+      } else {
+        index.add(id, words)
+        held.set(id, words)
+      }
+      if (step % 5 === 0) check()
     }
   })
 })
