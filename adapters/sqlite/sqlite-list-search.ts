@@ -36,6 +36,8 @@ export class SqliteListSearch {
   readonly #kept = new Map<string, Int32Array>()
   #keptIds = 0
   #keptEpoch = -1
+  #scratchIds = new Int32Array(0)
+  #scratchKeys = new Float64Array(0)
 
   constructor(
     db: BetterSqlite3.Database,
@@ -111,21 +113,29 @@ export class SqliteListSearch {
     if (query.sort === 'id') {
       page = Array.from(ids.subarray(start, end))
     } else {
-      // The matches may be shared (`SqliteRowKeys.search`): `selectPage` reorders a copy.
-      const copy = ids.slice()
-      page = selectPage(this.#keys.sortKeys(copy, query.sort), copy, start, end)
+      // The matches may be shared (`SqliteRowKeys.search`): `selectPage` reorders a copy, in
+      // arrays reused from call to call (a million matches would otherwise leave 12 MB behind).
+      if (this.#scratchIds.length < total) {
+        this.#scratchIds = new Int32Array(total + (total >> 2))
+        this.#scratchKeys = new Float64Array(total + (total >> 2))
+      }
+      const copy = this.#scratchIds.subarray(0, total)
+      copy.set(ids)
+      const keys = this.#keys.sortKeys(copy, query.sort, this.#scratchKeys.subarray(0, total))
+      page = selectPage(keys, copy, start, end)
     }
     return { items: this.#items.byIds(query.descending ? page.reverse() : page), total }
   }
 
   /**
    * The ids of the records matching every term and the query's status and date range,
-   * ascending; filtered ones kept until the database changes. Read them, do not change them.
+   * ascending. A single term's are kept by the word index; those of several terms or filters
+   * here, until the database changes. Read them, do not change them.
    */
   #matchesOf(query: ListQuery, terms: readonly string[]): Int32Array {
-    const matches = this.#keys.search(terms)
     const { status, createdFrom: from = NO_LOWER, createdBefore: before = NO_UPPER } = query
-    if (status === undefined && from === NO_LOWER && before === NO_UPPER) return matches
+    const filtered = status !== undefined || from !== NO_LOWER || before !== NO_UPPER
+    if (!filtered && new Set(terms).size === 1) return this.#keys.search(terms)
     if (this.#keptEpoch !== this.#totals.epoch) {
       this.#keptEpoch = this.#totals.epoch
       this.#kept.clear()
@@ -134,7 +144,8 @@ export class SqliteListSearch {
     const key = `${terms.join(' ')}\u0000${status}\u0000${from}\u0000${before}`
     let ids = this.#kept.get(key)
     if (ids === undefined) {
-      ids = this.#keys.filter(matches, status, from, before)
+      const matches = this.#keys.search(terms)
+      ids = filtered ? this.#keys.filter(matches, status, from, before) : matches
       if (this.#keptIds + ids.length > MAX_KEPT_MATCH_IDS) {
         this.#kept.clear()
         this.#keptIds = 0

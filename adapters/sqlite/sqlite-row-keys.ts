@@ -174,9 +174,11 @@ export class SqliteRowKeys {
     return kept.slice(0, count)
   }
 
-  /** The sort key of each of `ids` for a sort by `sort`: a time, a name's rank, or the id. */
-  sortKeys(ids: Int32Array, sort: SortField): Float64Array {
-    const keys = new Float64Array(ids.length)
+  /**
+   * The sort key of each of `ids` for a sort by `sort` (a time, a name's rank, or the id), in
+   * `keys`, as long as `ids`.
+   */
+  sortKeys(ids: Int32Array, sort: SortField, keys: Float64Array): Float64Array {
     switch (sort) {
       case 'id':
         keys.set(ids)

@@ -2,22 +2,32 @@ import { byCodePoint } from './sqlite-counted-keys.js'
 
 /**
  * Ids of every prefix's matches kept at most (16 MB): a common prefix's union of many words is
- * made once, and kept while no write changes a word that starts with it.
+ * made once, and kept in step by the writes to its words.
  */
 const MAX_KEPT_IDS = 4_000_000
 
 /** The ids of the records holding one word, ascending, in a typed array that grows. */
 class Postings {
-  #ids = new Int32Array(4)
-  #length = 0
+  #ids: Int32Array<ArrayBufferLike>
+  #length: number
 
-  get ids(): Int32Array {
+  /** Holds `ids`, ascending, which it then owns. */
+  constructor(ids: Int32Array<ArrayBufferLike> = new Int32Array(0)) {
+    this.#ids = ids
+    this.#length = ids.length
+  }
+
+  get length(): number {
+    return this.#length
+  }
+
+  get ids(): Int32Array<ArrayBufferLike> {
     return this.#ids.subarray(0, this.#length)
   }
 
   add(id: number): void {
     if (this.#length === this.#ids.length) {
-      const grown = new Int32Array(this.#ids.length * 2)
+      const grown = new Int32Array(Math.max(4, this.#ids.length * 2))
       grown.set(this.#ids)
       this.#ids = grown
     }
@@ -53,7 +63,7 @@ export class WordIndex {
   readonly #words: string[] = []
   readonly #postings = new Map<string, Postings>()
   /** The union of the ids of the words of a prefix, ascending, while kept. */
-  readonly #kept = new Map<string, Int32Array>()
+  readonly #kept = new Map<string, Postings>()
   #keptIds = 0
 
   /** Counts `id` in for each of `words`. */
@@ -66,15 +76,19 @@ export class WordIndex {
         this.#words.splice(this.#placeOf(word), 0, word)
       }
       postings.add(id)
-      this.#forget(word)
+      this.#eachKeptPrefix(word, (union) => union.add(id))
     }
   }
 
-  /** Counts `id` out for each of `words`. A word no record holds any more stays, empty. */
+  /**
+   * Counts `id` out for each of `words`: all the record's words, since the kept union of a
+   * prefix loses it whichever of them starts with the prefix (a changed record is counted out of
+   * its old words, then in again for its new ones). A word no record holds any more stays, empty.
+   */
   remove(id: number, words: readonly string[]): void {
     for (const word of words) {
       this.#postings.get(word)?.remove(id)
-      this.#forget(word)
+      this.#eachKeptPrefix(word, (union) => union.remove(id))
     }
   }
 
@@ -92,7 +106,7 @@ export class WordIndex {
 
   #union(prefix: string): Int32Array {
     const kept = this.#kept.get(prefix)
-    if (kept !== undefined) return kept
+    if (kept !== undefined) return kept.ids
     const lists: Int32Array[] = []
     for (let at = this.#placeOf(prefix); at < this.#words.length; at++) {
       const word = this.#words[at]!
@@ -105,19 +119,20 @@ export class WordIndex {
       this.#kept.clear()
       this.#keptIds = 0
     }
-    this.#kept.set(prefix, union)
+    this.#kept.set(prefix, new Postings(union))
     this.#keptIds += union.length
     return union
   }
 
-  /** Forgets the kept unions of every prefix of `word`. */
-  #forget(word: string): void {
+  /** Calls `change` with the kept union of every prefix of `word`. */
+  #eachKeptPrefix(word: string, change: (union: Postings) => void): void {
     if (this.#kept.size === 0) return
     for (let length = 1; length <= word.length; length++) {
       const union = this.#kept.get(word.slice(0, length))
       if (union !== undefined) {
-        this.#kept.delete(word.slice(0, length))
         this.#keptIds -= union.length
+        change(union)
+        this.#keptIds += union.length
       }
     }
   }
