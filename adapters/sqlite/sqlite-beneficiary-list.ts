@@ -31,6 +31,7 @@ export class SqliteBeneficiaryList {
   readonly #search: SqliteListSearch
   readonly #mirror: SqliteCounterMirror
   readonly #nameRange: SqliteListNameRange
+  readonly #keys: SqliteRowKeys
   readonly #snapshot: BetterSqlite3.Transaction<(query: ListQuery) => Page<BeneficiarySummary>>
 
   constructor(db: BetterSqlite3.Database, dataVersion: SqliteDataVersion) {
@@ -41,8 +42,8 @@ export class SqliteBeneficiaryList {
     this.#nameRange = new SqliteListNameRange(db, this.#mirror)
     this.#items = new SqliteListItems(db)
     const records = () => this.#totals.total(undefined, NO_LOWER, NO_UPPER)
-    const keys = new SqliteRowKeys(db, records)
-    this.#search = new SqliteListSearch(db, this.#totals, this.#items, keys)
+    this.#keys = new SqliteRowKeys(db, records)
+    this.#search = new SqliteListSearch(db, this.#totals, this.#items, this.#keys)
   }
 
   /**
@@ -62,11 +63,16 @@ export class SqliteBeneficiaryList {
     this.#mirror.refresh()
     this.#totals.forgetIfChanged()
     if (query.search !== undefined) return this.#search.page(query, query.search)
-    const from = query.createdFrom ?? NO_LOWER
-    const before = query.createdBefore ?? NO_UPPER
-    const dates = query.createdFrom !== undefined || query.createdBefore !== undefined
+    let from = query.createdFrom ?? NO_LOWER
+    let before = query.createdBefore ?? NO_UPPER
+    let dates = query.createdFrom !== undefined || query.createdBefore !== undefined
     const total = this.#totals.total(query.status, from, before)
     if (total === 0 || query.offset >= total) return { items: [], total }
+    // A date range that holds every record (of the status) filters nothing: listed without it,
+    // its deep pages start where the counters say (an index walk checking each row's date, else).
+    if (dates && total === this.#totals.total(query.status, NO_LOWER, NO_UPPER)) {
+      ;[from, before, dates] = [NO_LOWER, NO_UPPER, false]
+    }
     if (dates && (query.sort === 'first_name' || query.sort === 'last_name')) {
       const { lo, hi } = this.#totals.idBounds(query.status, from, before)
       if (lo !== null && hi !== null) {
@@ -93,6 +99,10 @@ export class SqliteBeneficiaryList {
       span = (bounds?.hi ?? 0) - (bounds?.lo ?? 0) + 1
     }
     const plan = choosePlan(page, filtered, span, total)
+    if (dates && page.sort === 'updated_at' && plan === 'order') {
+      const items = this.#updatedInRange(query, from, before)
+      if (items !== undefined) return { items, total }
+    }
 
     let seek: Seek = 'none'
     if (plan === 'order' && page.offset >= DEEP_OFFSET) {
@@ -119,5 +129,24 @@ export class SqliteBeneficiaryList {
     }
     const items = this.#items.page(shape, values)
     return { items: reversed ? items.reverse() : items, total }
+  }
+
+  /**
+   * A date range sorted by `updated_at`, from the copy of the records' keys: the records of the
+   * range's ids (between the bounds its days' counters keep, 3 ns each) sorted at the page's
+   * places (`selectPage`, about 10 ns each). Walking the `updated_at` index instead passes rows
+   * by the hundred thousand when the range's records were updated together (recent updates come
+   * first, old records' ranges last): 56 ms for a page 6,000 rows deep in 128,000. `undefined`
+   * when no copy is kept.
+   */
+  #updatedInRange(
+    query: ListQuery,
+    from: number,
+    before: number,
+  ): BeneficiarySummary[] | undefined {
+    const { lo, hi } = this.#totals.idBounds(query.status, from, before)
+    if (lo === null || hi === null || !this.#keys.refresh()) return undefined
+    const ids = this.#keys.inRange(lo, hi, query.status, from, before)
+    return this.#items.byIds(this.#keys.page(ids, query))
   }
 }

@@ -6,7 +6,6 @@ import type { SqliteListItems } from './sqlite-list-items.js'
 import { fromNearerEnd, type Shape } from './sqlite-list-plan.js'
 import { NO_LOWER, NO_UPPER } from './sqlite-list-range.js'
 import type { SqliteListTotals } from './sqlite-list-totals.js'
-import { selectPage } from './sqlite-page-selection.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import type { SqliteRowKeys } from './sqlite-row-keys.js'
 import { unindexed } from './sqlite-unindexed.js'
@@ -36,8 +35,6 @@ export class SqliteListSearch {
   readonly #kept = new Map<string, Int32Array>()
   #keptIds = 0
   #keptEpoch = -1
-  #scratchIds = new Int32Array(0)
-  #scratchKeys = new Float64Array(0)
 
   constructor(
     db: BetterSqlite3.Database,
@@ -103,28 +100,7 @@ export class SqliteListSearch {
     const ids = this.#matchesOf(query, terms)
     const total = ids.length
     if (total === 0 || query.offset >= total) return { items: [], total }
-    // Descending is ascending read backwards: ties go by id in the sort's direction.
-    const start = query.descending ? Math.max(0, total - query.offset - query.limit) : query.offset
-    const end = Math.min(
-      total,
-      query.descending ? total - query.offset : query.offset + query.limit,
-    )
-    let page: number[]
-    if (query.sort === 'id') {
-      page = Array.from(ids.subarray(start, end))
-    } else {
-      // The matches may be shared (`SqliteRowKeys.search`): `selectPage` reorders a copy, in
-      // arrays reused from call to call (a million matches would otherwise leave 12 MB behind).
-      if (this.#scratchIds.length < total) {
-        this.#scratchIds = new Int32Array(total + (total >> 2))
-        this.#scratchKeys = new Float64Array(total + (total >> 2))
-      }
-      const copy = this.#scratchIds.subarray(0, total)
-      copy.set(ids)
-      const keys = this.#keys.sortKeys(copy, query.sort, this.#scratchKeys.subarray(0, total))
-      page = selectPage(keys, copy, start, end)
-    }
-    return { items: this.#items.byIds(query.descending ? page.reverse() : page), total }
+    return { items: this.#items.byIds(this.#keys.page(ids, query)), total }
   }
 
   /**

@@ -1,7 +1,9 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { SortField } from '../../core/beneficiary.js'
+import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { byCodePoint } from './sqlite-counted-keys.js'
 import { parseWrittenIds } from './sqlite-counters.js'
+import { selectPage } from './sqlite-page-selection.js'
 import { WordIndex } from './sqlite-word-index.js'
 
 /** Ids of the write log a copy applies at most at once; further behind, it loads anew. */
@@ -113,6 +115,9 @@ export class SqliteRowKeys {
   #last = new Int32Array(0)
   #firstNames = new NameRanks()
   #lastNames = new NameRanks()
+  /** Reused by `page` from call to call (a million matches would otherwise leave 12 MB behind). */
+  #scratchIds = new Int32Array(0)
+  #scratchKeys = new Float64Array(0)
   /** The generation of the write log the copy holds; -1 before the first load. */
   #held = -1
   /** The largest id the arrays may hold; a copy is not kept for ids far sparser than records. */
@@ -150,6 +155,61 @@ export class SqliteRowKeys {
   }
 
   /**
+   * The ids of the page `query` asks for (its sort, direction, offset and limit) among `ids`, the
+   * ids of every match, ascending: a slice when sorted by id, else the page's places sorted by
+   * a partial quicksort (`selectPage`) on a copy.
+   */
+  page(ids: Int32Array, query: ListQuery): number[] {
+    const total = ids.length
+    // Descending is ascending read backwards: ties go by id in the sort's direction.
+    const start = query.descending ? Math.max(0, total - query.offset - query.limit) : query.offset
+    const end = Math.min(
+      total,
+      query.descending ? total - query.offset : query.offset + query.limit,
+    )
+    if (start >= end) return []
+    let page: number[]
+    if (query.sort === 'id') {
+      page = Array.from(ids.subarray(start, end))
+    } else {
+      if (this.#scratchIds.length < total) {
+        this.#scratchIds = new Int32Array(total + (total >> 2))
+        this.#scratchKeys = new Float64Array(total + (total >> 2))
+      }
+      const copy = this.#scratchIds.subarray(0, total)
+      copy.set(ids)
+      const keys = this.#scratchKeys.subarray(0, total)
+      page = selectPage(this.#sortKeys(copy, query.sort, keys), copy, start, end)
+    }
+    return query.descending ? page.reverse() : page
+  }
+
+  /**
+   * The ids in [lo, hi] of the records with `status` (any when undefined) created in
+   * [from, before), ascending.
+   */
+  inRange(
+    lo: number,
+    hi: number,
+    status: string | undefined,
+    from: number,
+    before: number,
+  ): Int32Array {
+    const end = Math.min(hi, this.#status.length - 1)
+    const kept = new Int32Array(Math.max(0, end - lo + 1))
+    let count = 0
+    const code = status === undefined ? 0 : (this.#statusCodes.get(status) ?? -1)
+    const [statuses, created] = [this.#status, this.#created]
+    for (let id = Math.max(lo, 0); id <= end; id++) {
+      const held = statuses[id]!
+      const at = created[id]!
+      if (held !== 0 && (code === 0 || held === code) && at >= from && at < before)
+        kept[count++] = id
+    }
+    return kept.subarray(0, count)
+  }
+
+  /**
    * The ids of the records with a word starting with every term (D16), ascending. The array may
    * be the word index's own: read it, do not change it.
    */
@@ -178,7 +238,7 @@ export class SqliteRowKeys {
    * The sort key of each of `ids` for a sort by `sort` (a time, a name's rank, or the id), in
    * `keys`, as long as `ids`.
    */
-  sortKeys(ids: Int32Array, sort: SortField, keys: Float64Array): Float64Array {
+  #sortKeys(ids: Int32Array, sort: SortField, keys: Float64Array): Float64Array {
     switch (sort) {
       case 'id':
         keys.set(ids)
