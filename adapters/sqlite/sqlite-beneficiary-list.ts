@@ -33,9 +33,14 @@ export class SqliteBeneficiaryList {
   readonly #nameRange: SqliteListNameRange
   readonly #keys: SqliteRowKeys
   readonly #snapshot: BetterSqlite3.Transaction<(query: ListQuery) => Page<BeneficiarySummary>>
+  readonly #warmUp: BetterSqlite3.Transaction<() => void>
 
   constructor(db: BetterSqlite3.Database, dataVersion: SqliteDataVersion) {
     this.#snapshot = db.transaction((query: ListQuery) => this.#listNow(query))
+    this.#warmUp = db.transaction(() => {
+      this.#mirror.refresh()
+      this.#keys.refresh()
+    })
     this.#mirror = new SqliteCounterMirror(db)
     this.#totals = new SqliteListTotals(db, dataVersion, this.#mirror)
     this.#seek = new SqliteListSeek(this.#mirror)
@@ -44,6 +49,11 @@ export class SqliteBeneficiaryList {
     const records = () => this.#totals.total(undefined, NO_LOWER, NO_UPPER)
     this.#keys = new SqliteRowKeys(db, records)
     this.#search = new SqliteListSearch(db, this.#totals, this.#items, this.#keys)
+  }
+
+  /** Loads the counters' copy and the records' copy now (`SqliteBeneficiaryStore.warmUp`). */
+  warmUp(): void {
+    this.#warmUp()
   }
 
   /**

@@ -218,6 +218,8 @@ describe('SQLite searches sorted on the copy of the records keys', () => {
     await withTwoConnections(async (storage, other) => {
       const random = new Random(2027)
       const ids: number[] = []
+      // As `serve` does before it listens: the copies are loaded, then kept up.
+      storage.beneficiaries.warmUp()
       for (let round = 0; round < 3; round++) {
         for (const id of await Promise.all(
           Array.from({ length: 400 }, (_, i) => create(storage, random, round * 1_000 + i)),
