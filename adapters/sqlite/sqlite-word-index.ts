@@ -106,7 +106,12 @@ export class WordIndex {
 
   #union(prefix: string): Int32Array {
     const kept = this.#kept.get(prefix)
-    if (kept !== undefined) return kept.ids
+    if (kept !== undefined) {
+      // Most recently used last: the first ones are the first let go.
+      this.#kept.delete(prefix)
+      this.#kept.set(prefix, kept)
+      return kept.ids
+    }
     const lists: Int32Array[] = []
     for (let at = this.#placeOf(prefix); at < this.#words.length; at++) {
       const word = this.#words[at]!
@@ -114,10 +119,13 @@ export class WordIndex {
       const ids = this.#postings.get(word)!.ids
       if (ids.length > 0) lists.push(ids)
     }
-    const union = lists.length === 1 ? lists[0]!.slice() : unionOf(lists)
-    if (this.#keptIds + union.length > MAX_KEPT_IDS) {
-      this.#kept.clear()
-      this.#keptIds = 0
+    // A prefix of one word (most of four letters and more) is that word's ids, kept anyway.
+    if (lists.length <= 1) return lists[0] ?? new Int32Array(0)
+    const union = unionOf(lists)
+    for (const [least, ids] of this.#kept) {
+      if (this.#keptIds + union.length <= MAX_KEPT_IDS) break
+      this.#kept.delete(least)
+      this.#keptIds -= ids.length
     }
     this.#kept.set(prefix, new Postings(union))
     this.#keptIds += union.length
