@@ -321,7 +321,9 @@ const writeLog: Migration = {
   async up(db) {
     await db.schema
       .createTable('beneficiary_write_log')
-      .addColumn('generation', 'integer', (col) => col.primaryKey())
+      // Never reused, even once every row is gone: a copy that holds a generation never takes
+      // a later one for it.
+      .addColumn('generation', 'integer', (col) => col.primaryKey().autoIncrement())
       .addColumn('ids', 'text', (col) => col.notNull())
       .execute()
   },

@@ -242,6 +242,34 @@ describe('SQLite searches sorted on the copy of the records keys', () => {
     })
   })
 
+  it('loads the copy anew when the write log no longer holds what it missed, or says too much was written to log', async () => {
+    await withTwoConnections(async (storage, other) => {
+      const random = new Random(9)
+      const ids = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => create(storage, random, i)),
+      )
+      await assertSearches(storage, random, 20)
+      // Another connection's writes, whose log rows are pruned before this one reads them (as
+      // when it falls more than LOG_KEPT generations behind), or all gone.
+      await change(other, random, ids, 40)
+      other.database.exec(`DELETE FROM beneficiary_write_log
+        WHERE generation < (SELECT max(generation) FROM beneficiary_write_log)`)
+      await Promise.all(Array.from({ length: 5 }, (_, i) => create(other, random, 400 + i)))
+      await new Promise((resolve) => setImmediate(resolve))
+      await assertSearches(storage, random, 40)
+      await change(other, random, ids, 40)
+      other.database.exec('DELETE FROM beneficiary_write_log')
+      await Promise.all(Array.from({ length: 5 }, (_, i) => create(other, random, 300 + i)))
+      await new Promise((resolve) => setImmediate(resolve))
+      await assertSearches(storage, random, 40)
+      // A write too large to log (a bulk seed) logs `null`.
+      await change(other, random, ids, 40)
+      other.database.exec("INSERT INTO beneficiary_write_log (ids) VALUES ('null')")
+      await new Promise((resolve) => setImmediate(resolve))
+      await assertSearches(storage, random, 40)
+    })
+  })
+
   it('sorts in SQL instead when ids are far sparser than records', async () => {
     await withTwoConnections(async (storage, other, path) => {
       const random = new Random(5)
