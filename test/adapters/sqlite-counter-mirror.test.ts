@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import {
-  openSqliteStorage,
-  seedBeneficiaries,
-  type SqliteStorage,
-} from '../../adapters/sqlite/index.js'
+import { seedBeneficiaries, type SqliteStorage } from '../../adapters/sqlite/index.js'
 import { byCodePoint, byNumber, CountedKeys } from '../../adapters/sqlite/sqlite-counted-keys.js'
 import { LOG_KEPT } from '../../adapters/sqlite/sqlite-counters.js'
 import type { BeneficiaryStatus, SortField } from '../../core/beneficiary.js'
@@ -22,16 +15,10 @@ import {
   newBeneficiary,
 } from '../contracts/storage-fixtures.js'
 import { Random } from '../support/random.js'
+import { SQL_ORDER, withTwoConnections } from '../support/sqlite-list.js'
 
 const STATUSES: readonly BeneficiaryStatus[] = ['active', 'inactive', 'pending']
 const NAMES = ['Rossi', 'Rosa', 'rossi', 'Bianchi', 'Émile', 'Zoë', 'de Luca', '𝒜lba', 'Ｚeta']
-const ORDER: Readonly<Record<SortField, string>> = {
-  id: 'id',
-  created_at: 'created_at, id',
-  updated_at: 'updated_at, id',
-  last_name: 'sort_last, last_name, id',
-  first_name: 'sort_first, first_name, id',
-}
 
 describe('CountedKeys', () => {
   it('finds the key holding an offset in both directions, within a range of keys, skipping empty keys', () => {
@@ -107,7 +94,7 @@ function expectedIds(
   offset: number,
   limit: number,
 ): number[] {
-  const order = ORDER[sort]
+  const order = SQL_ORDER[sort]
     .split(', ')
     .map((column) => `${column} ${descending ? 'DESC' : 'ASC'}`)
     .join(', ')
@@ -152,7 +139,7 @@ async function assertPages(
 /** Deep pages of every sort and status, and pages of the name sorts within date ranges. */
 async function assertDeepPages(storage: SqliteStorage, random: Random): Promise<void> {
   for (const status of [undefined, ...STATUSES]) {
-    for (const sort of Object.keys(ORDER) as SortField[]) {
+    for (const sort of Object.keys(SQL_ORDER) as SortField[]) {
       await assertPages(storage, random, sort, status === undefined ? {} : { status }, 2_000)
     }
     for (const sort of ['first_name', 'last_name'] as const) {
@@ -162,23 +149,6 @@ async function assertDeepPages(storage: SqliteStorage, random: Random): Promise<
       const range = { createdFrom: first, createdBefore: first + random.between(1, 40) * DAY_MS }
       await assertPages(storage, random, sort, { ...range, ...(status && { status }) }, 0)
     }
-  }
-}
-
-/** Runs `test` with two connections to one new file, closed and removed afterwards. */
-async function withTwoConnections(
-  test: (storage: SqliteStorage, other: SqliteStorage) => Promise<void>,
-): Promise<void> {
-  const directory = await mkdtemp(join(tmpdir(), 'mirror-'))
-  const path = join(directory, 'list.db')
-  const storage = await openSqliteStorage({ path })
-  const other = await openSqliteStorage({ path })
-  try {
-    await test(storage, other)
-  } finally {
-    await other.close()
-    await storage.close()
-    await rm(directory, { recursive: true, force: true })
   }
 }
 

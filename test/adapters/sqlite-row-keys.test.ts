@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { openSqliteStorage, type SqliteStorage } from '../../adapters/sqlite/index.js'
 import { selectPage } from '../../adapters/sqlite/sqlite-page-selection.js'
@@ -18,17 +15,11 @@ import {
   newBeneficiary,
 } from '../contracts/storage-fixtures.js'
 import { Random } from '../support/random.js'
+import { SQL_ORDER, withTwoConnections } from '../support/sqlite-list.js'
 
 const STATUSES: readonly BeneficiaryStatus[] = ['active', 'inactive', 'pending']
 const NAMES = ['Rossi', 'Rosa', 'rossi', 'Bianchi', 'Émile', 'Zoë', 'de Luca', 'Rosé Bia', 'Ｚeta']
 const SEARCHES = ['r', 'ros', 'rossi', 'b', 'bia', 'e', 'zoe', 'de l', 'ro bi', 'x']
-const ORDER: Readonly<Record<SortField, string>> = {
-  id: 'id',
-  created_at: 'created_at, id',
-  updated_at: 'updated_at, id',
-  last_name: 'sort_last, last_name, id',
-  first_name: 'sort_first, first_name, id',
-}
 
 describe('selectPage', () => {
   it('gives the places of a page as a full sort by key, then id, does, keys tied or not', () => {
@@ -102,7 +93,7 @@ function expected(storage: SqliteStorage, query: ListQuery): { ids: number[]; to
     values.push(query.createdBefore)
   }
   const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`
-  const order = ORDER[query.sort]
+  const order = SQL_ORDER[query.sort]
     .split(', ')
     .map((column) => `${column} ${query.descending ? 'DESC' : 'ASC'}`)
     .join(', ')
@@ -128,7 +119,7 @@ async function assertSearches(
   random: Random,
   count: number,
 ): Promise<void> {
-  const sorts = Object.keys(ORDER) as SortField[]
+  const sorts = Object.keys(SQL_ORDER) as SortField[]
   for (let i = 0; i < count; i++) {
     const from = T0 + random.between(-2, 30) * DAY_MS
     const query: ListQuery = {
@@ -152,23 +143,6 @@ async function assertSearches(
       { ids, total },
       JSON.stringify(query),
     )
-  }
-}
-
-/** Runs `test` with two connections to one new file, closed and removed afterwards. */
-async function withTwoConnections(
-  test: (storage: SqliteStorage, other: SqliteStorage, path: string) => Promise<void>,
-): Promise<void> {
-  const directory = await mkdtemp(join(tmpdir(), 'row-keys-'))
-  const path = join(directory, 'list.db')
-  const storage = await openSqliteStorage({ path })
-  const other = await openSqliteStorage({ path })
-  try {
-    await test(storage, other, path)
-  } finally {
-    await other.close()
-    await storage.close()
-    await rm(directory, { recursive: true, force: true })
   }
 }
 
