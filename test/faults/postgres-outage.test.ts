@@ -4,12 +4,10 @@ import { after, describe, it } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import {
   createTestDatabase,
-  postgresControlSkip,
   postgresSkip,
-  startPostgres,
-  stopPostgres,
   type TestDatabase,
 } from '../support/postgres-database.js'
+import { PrivatePostgres, privatePostgresSkip } from '../support/private-services.js'
 import {
   assertStandardError,
   assertUnavailable,
@@ -29,24 +27,22 @@ const READERS = 3
 type Json = Record<string, unknown>
 
 describe('PostgreSQL stopped under load, then started', async () => {
-  // Stopping the machine's PostgreSQL is what this suite is about: it needs root and a cluster.
-  const skip = (await postgresSkip()) || postgresControlSkip()
-  let database: TestDatabase | undefined
+  // A cluster of this file's own: stopping the machine's would fail the other files' queries.
+  const skip = privatePostgresSkip()
+  let cluster: PrivatePostgres | undefined
   let server: ServeChild | undefined
   after(async () => {
-    // Later suites, and CI on this machine, need PostgreSQL whatever happened here.
-    startPostgres()
     await server?.kill()
-    await database?.drop()
+    cluster?.destroy()
   })
 
   it(
     'answers 503 with Retry-After meanwhile, never a 500 or a hang, recovers by itself, and keeps every acknowledged write',
     { skip },
     async () => {
-      database = await createTestDatabase('faults_outage')
-      const client = await createClient(database.url)
-      server = await ServeChild.start(database.url)
+      cluster = await PrivatePostgres.create()
+      const client = await createClient(cluster.url)
+      server = await ServeChild.start(cluster.url)
       const base = server.url
       const token = await login(base, client)
 
@@ -94,11 +90,11 @@ describe('PostgreSQL stopped under load, then started', async () => {
       try {
         await delay(1000)
         before = acknowledged.length
-        stopPostgres()
+        cluster.stop()
         await delay(3000)
         const ready = await call(base, 'GET', '/readyz')
         assertStandardError(ready, 'GET', '/readyz', 503, 'service_unavailable')
-        startPostgres()
+        cluster.start()
 
         // Recovery without a restart: the same process answers again once PostgreSQL is back.
         const deadline = performance.now() + 60_000

@@ -10,14 +10,12 @@ import {
   postgresSkip,
   type TestDatabase,
 } from '../support/postgres-database.js'
+import { PrivateRedis, privateRedisSkip } from '../support/private-services.js'
 import {
   cleanUpKeys,
   connectTestRedis,
   keysUnder,
-  redisControlSkip,
   redisSkipReason,
-  startRedis,
-  stopRedis,
   testKeyPrefix,
   TEST_REDIS_URL,
 } from '../support/redis.js'
@@ -86,28 +84,27 @@ async function waitUntilReady(base: string, withinMs: number): Promise<void> {
 }
 
 describe('Redis stopped under load, then started (D31, D30)', async () => {
-  const redisAbsent = await redisSkipReason()
-  // Stopping the machine's Redis is what this suite is about: it needs root and that Redis.
-  const skip = redisAbsent ?? ((await postgresSkip()) || redisControlSkip())
+  // A Redis of this file's own: stopping the machine's would fail the other files' commands.
+  const skip = privateRedisSkip() || (await postgresSkip())
   const prefix = testKeyPrefix('outage')
+  let redis: PrivateRedis | undefined
   let database: TestDatabase | undefined
   let server: ServeChild | undefined
   after(async () => {
-    // Other suites, and other helpers' runs on this machine, need Redis whatever happened here.
-    await startRedis()
     await server?.kill()
+    await redis?.destroy()
     await database?.drop()
   })
-  cleanUpKeys(prefix)
 
   it(
     'keeps serving on per-instance limits (no 500, no hang), says degraded, logs once each way, shares limits again by itself, and revives no revoked token',
     { skip },
     async () => {
+      redis = await PrivateRedis.create()
       database = await createTestDatabase('redis_outage')
       const client: Client = await createClient(database.url)
       server = await ServeChild.start(database.url, {
-        REDIS_URL: TEST_REDIS_URL,
+        REDIS_URL: redis.url,
         REDIS_KEY_PREFIX: prefix,
         LOG_LEVEL: 'info',
       })
@@ -115,17 +112,17 @@ describe('Redis stopped under load, then started (D31, D30)', async () => {
       const token = await login(base, client)
       const revoked = await login(base, client)
       assert.equal((await call(base, 'POST', '/v3/auth/logout', { token: revoked })).status, 204)
-      const redis = await connectTestRedis()
+      const inspector = await connectTestRedis(redis.url)
       try {
-        assert.ok((await keysUnder(redis, prefix)).includes(`${prefix}auth:127.0.0.1`))
+        assert.ok((await keysUnder(inspector, prefix)).includes(`${prefix}auth:127.0.0.1`))
       } finally {
-        redis.destroy()
+        inspector.destroy()
       }
 
       const traffic = load(base, token, 3)
       try {
         await delay(500)
-        stopRedis()
+        await redis.stop()
         const before = traffic.answered
         await delay(1500)
         const ready = await call(base, 'GET', '/readyz')
@@ -133,7 +130,7 @@ describe('Redis stopped under load, then started (D31, D30)', async () => {
         assert.deepEqual(ready.json, { status: 'degraded', degraded: ['rate_limits'] })
         assert.equal((await call(base, 'GET', '/v3/beneficiaries', { token: revoked })).status, 401)
         assert.ok(traffic.answered > before + 10, 'requests were served while Redis was down')
-        await startRedis()
+        await redis.start()
         // Shared again without a restart or a request of ours: the server asks every second.
         await waitUntilReady(base, 10_000)
         await delay(500)
@@ -148,7 +145,7 @@ describe('Redis stopped under load, then started (D31, D30)', async () => {
       assert.equal(after.status, 401)
       assert.equal(after.json?.['error'], 'invalid_token')
       // The buckets are on Redis again: it had none after its restart.
-      const restarted = await connectTestRedis()
+      const restarted = await connectTestRedis(redis.url)
       try {
         const keys = await keysUnder(restarted, prefix)
         assert.ok(keys.includes(`${prefix}standard:${client.client_id}`), keys.join(', '))

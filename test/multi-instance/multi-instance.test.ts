@@ -7,15 +7,8 @@ import {
   postgresSkip,
   type TestDatabase,
 } from '../support/postgres-database.js'
-import {
-  cleanUpKeys,
-  redisControlSkip,
-  redisSkipReason,
-  startRedis,
-  stopRedis,
-  testKeyPrefix,
-  TEST_REDIS_URL,
-} from '../support/redis.js'
+import { PrivateRedis, privateRedisSkip } from '../support/private-services.js'
+import { testKeyPrefix } from '../support/redis.js'
 import { freshIp, InstanceGroup, operator, provision } from './instance-group.js'
 import { MixedLoad } from './mixed-load.js'
 import {
@@ -45,9 +38,10 @@ function person(n: number, lastName = TAG): Record<string, string> {
 }
 
 describe('three instances on one database and one Redis (D30, D31)', async () => {
-  const skip = (await postgresSkip()) || ((await redisSkipReason()) ?? false)
-  /** This file's buckets: no other suite's share them. */
+  // A Redis of this file's own, since a case stops it: the machine's serves other files.
+  const skip = (await postgresSkip()) || privateRedisSkip()
   const prefix = testKeyPrefix('multi')
+  let redis: PrivateRedis | undefined
   let database: TestDatabase | undefined
   let group: InstanceGroup | undefined
   let url = ''
@@ -56,6 +50,7 @@ describe('three instances on one database and one Redis (D30, D31)', async () =>
 
   before(async () => {
     if (skip) return
+    redis = await PrivateRedis.create()
     database = await createTestDatabase('multi')
     url = database.url
     // The migrations run here, so the three start on a schema that is there and race only
@@ -63,7 +58,7 @@ describe('three instances on one database and one Redis (D30, D31)', async () =>
     await operator(url, ['migrate'])
     group = await InstanceGroup.start(url, 3, {
       ...LIMITS,
-      REDIS_URL: TEST_REDIS_URL,
+      REDIS_URL: redis.url,
       REDIS_KEY_PREFIX: prefix,
       TRUST_PROXY: 'loopback',
       // Small pools: the PostgreSQL server is shared with every other suite.
@@ -73,14 +68,10 @@ describe('three instances on one database and one Redis (D30, D31)', async () =>
   })
 
   after(async () => {
-    // Other suites on this machine use Redis: it runs again whatever happened here.
-    if (!skip) await startRedis()
     await group?.stop()
+    await redis?.destroy()
     await database?.drop()
   })
-  // After the hook above: Redis runs again by then, and none of this file's keys stay behind.
-  // Only when Redis answered at all: the helper's client would wait for one forever.
-  if (!skip) cleanUpKeys(prefix)
 
   it(
     'counts the write limit across the three: the 11th write is a 429 wherever it lands',
@@ -350,8 +341,6 @@ describe('three instances on one database and one Redis (D30, D31)', async () =>
     'keeps answering while Redis is stopped and started under load: no 500, degraded on /readyz, logged once each way, shared limits again (D31)',
     { skip },
     async (t) => {
-      const control = redisControlSkip()
-      if (control) return t.skip(control)
       const g = instances()
       const sessions = await g.signInMany(SESSIONS + 2)
       const [revoked, verifier] = [sessions[SESSIONS]!, sessions[SESSIONS + 1]!]
@@ -361,7 +350,7 @@ describe('three instances on one database and one Redis (D30, D31)', async () =>
       let answeredInOutage: number
       try {
         await delay(200)
-        stopRedis()
+        await redis!.stop()
         const answeredAtStop = load.answered
         await delay(800)
         // Still in the balancer's rotation (200), saying what is degraded.
@@ -371,7 +360,7 @@ describe('three instances on one database and one Redis (D30, D31)', async () =>
           assert.deepEqual(ready.json, { status: 'degraded', degraded: ['rate_limits'] })
         }
         answeredInOutage = load.answered - answeredAtStop
-        await startRedis()
+        await redis!.start()
         // Shared again by themselves: no restart, no request of ours needed.
         await g.allReady(10_000)
         await delay(300)

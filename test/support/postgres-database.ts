@@ -1,5 +1,3 @@
-import { execFileSync } from 'node:child_process'
-import { readdirSync } from 'node:fs'
 import pg from 'pg'
 
 /** The server the PostgreSQL tests use (../shared/SERVICES.md), overridable by env. */
@@ -60,47 +58,4 @@ async function admin(statement: string): Promise<void> {
   } finally {
     await client.end()
   }
-}
-
-/**
- * Why this machine cannot stop and start its PostgreSQL for a fault test (no cluster, or not
- * root), or `false` when it can.
- */
-export function postgresControlSkip(): string | false {
-  if (process.getuid?.() !== 0) return 'stopping PostgreSQL needs root'
-  try {
-    return clusterVersion() === undefined ? 'no PostgreSQL cluster under /etc/postgresql' : false
-  } catch {
-    return 'no PostgreSQL cluster under /etc/postgresql'
-  }
-}
-
-/** Stops the machine's PostgreSQL at once, as a crash would (`stop -m immediate`). */
-export function stopPostgres(): void {
-  execFileSync(
-    'pg_ctlcluster',
-    ['--skip-systemctl-redirect', clusterVersion()!, 'main', 'stop', '-m', 'immediate'],
-    {
-      stdio: 'ignore',
-    },
-  )
-}
-
-/** Starts the machine's PostgreSQL again; a cluster already running is left as it is. */
-export function startPostgres(): void {
-  try {
-    execFileSync(
-      'pg_ctlcluster',
-      ['--skip-systemctl-redirect', clusterVersion()!, 'main', 'start'],
-      {
-        stdio: 'ignore',
-      },
-    )
-  } catch {
-    // Already running: pg_ctlcluster refuses with a non-zero status, and there is nothing to do.
-  }
-}
-
-function clusterVersion(): string | undefined {
-  return readdirSync('/etc/postgresql')[0]
 }

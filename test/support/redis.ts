@@ -1,7 +1,5 @@
-import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { after } from 'node:test'
-import { setTimeout as delay } from 'node:timers/promises'
 import { createClient } from '@redis/client'
 import { redactedUrl } from '../../server/cli/redacted-url.js'
 
@@ -15,8 +13,8 @@ export const TEST_REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.
 const HOW_TO_RUN =
   'start it (redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log) or set TEST_REDIS_URL'
 
-function newTestClient() {
-  return createClient({ url: TEST_REDIS_URL, disableOfflineQueue: true })
+function newTestClient(url = TEST_REDIS_URL) {
+  return createClient({ url, disableOfflineQueue: true })
 }
 
 /** A node-redis client, as the tests make them. */
@@ -59,9 +57,12 @@ export function testKeyPrefix(label: string): string {
   return `test:${label}:${randomBytes(6).toString('hex')}:`
 }
 
-/** A connected client to the test Redis, which the caller closes (`destroy()`). */
-export async function connectTestRedis(): Promise<TestRedisClient> {
-  const client = newTestClient()
+/**
+ * A connected client to the test Redis (or the one at `url`), which the caller closes
+ * (`destroy()`).
+ */
+export async function connectTestRedis(url = TEST_REDIS_URL): Promise<TestRedisClient> {
+  const client = newTestClient(url)
   client.on('error', () => undefined)
   await client.connect()
   return client
@@ -95,67 +96,4 @@ export function cleanUpKeys(prefix: string): void {
       client.destroy()
     }
   })
-}
-
-/** Why this file cannot stop and start the machine's Redis, or `false` when it can. */
-export function redisControlSkip(): string | false {
-  if (process.getuid?.() !== 0) return 'stopping and starting Redis needs root'
-  if (new URL(TEST_REDIS_URL).port !== '6379' || new URL(TEST_REDIS_URL).hostname !== '127.0.0.1') {
-    return "only the machine's own Redis (redis://127.0.0.1:6379) is stopped and started"
-  }
-  return false
-}
-
-/** Stops the machine's Redis at once, forgetting everything (`redis-cli shutdown nosave`). */
-export function stopRedis(): void {
-  execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', '6379', 'shutdown', 'nosave'], {
-    stdio: 'ignore',
-  })
-}
-
-/**
- * Starts the machine's Redis with the command of ../shared/SERVICES.md, unless it answers
- * already, and waits until it does (at most 10 s).
- */
-export async function startRedis(): Promise<void> {
-  if (answers()) return
-  execFileSync(
-    'redis-server',
-    [
-      '--daemonize',
-      'yes',
-      '--bind',
-      '127.0.0.1',
-      '-::1',
-      '--port',
-      '6379',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      '/var/lib/redis',
-      '--logfile',
-      '/var/log/redis/ci.log',
-    ],
-    { stdio: 'ignore' },
-  )
-  const deadline = performance.now() + 10_000
-  while (!answers()) {
-    if (performance.now() > deadline) throw new Error('Redis did not answer within 10 s of start')
-    await delay(50)
-  }
-}
-
-function answers(): boolean {
-  try {
-    return (
-      execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', '6379', 'ping'], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-      }).trim() === 'PONG'
-    )
-  } catch {
-    return false
-  }
 }
