@@ -203,14 +203,47 @@ function bitCount(word: number): number {
   return (((n + (n >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24
 }
 
-/** The ids in both ascending lists, ascending; `small` the shorter, searched for in `large`. */
+/**
+ * Past this many times longer, the longer list is searched (galloping) rather than walked: a walk
+ * costs about 2 ns an element of either list, a search about 4 ns a step of its log.
+ */
+const GALLOP_RATIO = 8
+
+/** The ids in both ascending lists, ascending; `small` the shorter. */
 function intersect(small: Int32Array, large: Int32Array): Int32Array {
+  return large.length > small.length * GALLOP_RATIO ? gallop(small, large) : walk(small, large)
+}
+
+/**
+ * Both lists walked side by side without a branch on which one steps (`Number` of a comparison
+ * compiles to 0 or 1; a `? 1 : 0` or an if/else is a branch, mispredicted half the time, and
+ * twice as slow).
+ */
+function walk(a: Int32Array, b: Int32Array): Int32Array {
+  // One place more than the shorter list: each step writes, and counts only a match.
+  const both = new Int32Array(Math.min(a.length, b.length) + 1)
+  let count = 0
+  let i = 0
+  let j = 0
+  while (i < a.length && j < b.length) {
+    const x = a[i]!
+    const y = b[j]!
+    both[count] = x
+    count += Number(x === y)
+    i += Number(x <= y)
+    j += Number(y <= x)
+  }
+  return both.slice(0, count)
+}
+
+/** Each id of `small` searched for in `large`, from the last place found (galloping). */
+function gallop(small: Int32Array, large: Int32Array): Int32Array {
   const both = new Int32Array(small.length)
   let count = 0
   let from = 0
   for (let i = 0; i < small.length; i++) {
     const id = small[i]!
-    // Galloping: from the last place found, so that the walk over `large` is one pass at most.
+    // From the last place found, so that the walk over `large` is one pass at most.
     let step = 1
     let high = from
     while (high < large.length && large[high]! < id) {
