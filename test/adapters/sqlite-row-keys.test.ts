@@ -136,12 +136,13 @@ async function assertSearches(
   storage: SqliteStorage,
   random: Random,
   count: number,
+  searchShare = 0.8,
 ): Promise<void> {
   const sorts = Object.keys(SQL_ORDER) as SortField[]
   for (let i = 0; i < count; i++) {
     const from = T0 + random.between(-2, 30) * DAY_MS
     const query: ListQuery = {
-      ...(random.next() < 0.8 && { search: searchTerms(random.pick(SEARCHES)) }),
+      ...(random.next() < searchShare && { search: searchTerms(random.pick(SEARCHES)) }),
       sort: random.pick(sorts),
       descending: random.next() < 0.5,
       offset: random.between(0, 300),
@@ -259,6 +260,31 @@ describe('SQLite searches sorted on the copy of the records keys', () => {
       other.database.exec("INSERT INTO beneficiary_write_log (ids) VALUES ('null')")
       await new Promise((resolve) => setImmediate(resolve))
       await assertSearches(storage, random, 40)
+    })
+  })
+
+  it('sorts a date range between ids far apart in SQL, and one between ids near enough on the copy, alike', async () => {
+    await withTwoConnections(async (storage) => {
+      const random = new Random(8)
+      const sequence = storage.database.prepare(
+        "UPDATE sqlite_sequence SET seq = seq + ? WHERE name = 'beneficiaries'",
+      )
+      // Created in id order, an hour apart, 700 ids apart: a day's range spans 17,000 ids, which
+      // the copy sorts; one of four days or more spans past 65,536, which SQL sorts by name.
+      for (let i = 0; i < 600; i++) {
+        const at = T0 + i * 3_600_000
+        const record = newBeneficiary({
+          first_name: random.pick(NAMES),
+          last_name: random.pick(NAMES),
+          email: `far${i}@example.org`,
+          status: random.pick(STATUSES),
+          created_at: at,
+          updated_at: at + random.between(0, 5 * DAY_MS),
+        })
+        await storage.beneficiaries.create(record, createdEntry(record))
+        sequence.run(random.between(500, 900))
+      }
+      await assertSearches(storage, random, 200, 0)
     })
   })
 
