@@ -128,6 +128,15 @@ export class SqliteRowKeys {
   /** Reused by `page` from call to call (a million matches would otherwise leave 12 MB behind). */
   #scratchIds = new Int32Array(0)
   #scratchKeys = new Float64Array(0)
+  /**
+   * Whether every record was created no earlier than every record of a lower id, as ids are given
+   * in practice: a date range's records are then one run of any ascending list of ids, found by
+   * two binary searches. False from the first record that breaks it until the next load.
+   */
+  #createdInIdOrder = true
+  /** The highest id held, and its record's creation time. */
+  #lastId = 0
+  #lastCreated = -Infinity
   /** The generation of the write log the copy holds; -1 before the first load. */
   #held = -1
   /** The largest id the arrays may hold; a copy is not kept for ids far sparser than records. */
@@ -146,7 +155,7 @@ export class SqliteRowKeys {
     this.#all = db.prepare<[], KeyRow>(`SELECT ${KEY_COLUMNS} FROM beneficiaries`).raw()
     this.#some = db
       .prepare<[string], KeyRow>(
-        `SELECT ${KEY_COLUMNS} FROM beneficiaries WHERE id IN (SELECT value FROM json_each(?))`,
+        `SELECT ${KEY_COLUMNS} FROM beneficiaries WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`,
       )
       .raw()
     this.#maxId = db.prepare<[], number | null>('SELECT max(id) FROM beneficiaries').pluck()
@@ -236,20 +245,46 @@ export class SqliteRowKeys {
   }
 
   /**
-   * The ids among `ids` of records with `status` (any when undefined) created in [from, before),
-   * in a new array.
+   * The ids among `ids` (ascending) of records with `status` (any when undefined) created in
+   * [from, before), in a new array. When records were created in id order, those of the dates are
+   * one run of `ids`, found by two binary searches, and only the status is checked id by id:
+   * reading each id's creation time, 8 MB of them in no order the caches follow, cost 5–10 ns a
+   * match (2 ms for the 281,000 of `m`).
    */
   filter(ids: Int32Array, status: string | undefined, from: number, before: number): Int32Array {
-    const kept = new Int32Array(ids.length)
+    const created = this.#created
+    let [first, end] = [0, ids.length]
+    const inOrder = this.#createdInIdOrder
+    if (inOrder) {
+      first = this.#firstCreatedFrom(ids, from)
+      end = Math.max(first, this.#firstCreatedFrom(ids, before))
+      if (status === undefined) return ids.slice(first, end)
+    }
+    const kept = new Int32Array(end - first)
     let count = 0
     const code = status === undefined ? 0 : (this.#statusCodes.get(status) ?? -1)
-    const [statuses, created] = [this.#status, this.#created]
-    for (let i = 0; i < ids.length; i++) {
+    const statuses = this.#status
+    for (let i = first; i < end; i++) {
       const id = ids[i]!
-      const at = created[id]!
-      if ((code === 0 || statuses[id] === code) && at >= from && at < before) kept[count++] = id
+      if (
+        (code === 0 || statuses[id] === code) &&
+        (inOrder || (created[id]! >= from && created[id]! < before))
+      )
+        kept[count++] = id
     }
     return kept.slice(0, count)
+  }
+
+  /** The first place in `ids` (ascending, created in id order) of a record created at `at` or later. */
+  #firstCreatedFrom(ids: Int32Array, at: number): number {
+    let low = 0
+    let high = ids.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (this.#created[ids[middle]!]! < at) low = middle + 1
+      else high = middle
+    }
+    return low
   }
 
   /**
@@ -320,6 +355,9 @@ export class SqliteRowKeys {
     // Names no record holds any more are not kept from one load to the next.
     this.#firstNames = new NameRanks()
     this.#lastNames = new NameRanks()
+    this.#createdInIdOrder = true
+    this.#lastId = 0
+    this.#lastCreated = -Infinity
     if (maxId > this.#idLimit) return false
     for (const row of this.#all.iterate()) this.#set(row)
     this.#held = generation
@@ -331,6 +369,12 @@ export class SqliteRowKeys {
     const firstEntry = this.#firstNames.entry(sortFirst, first)
     const lastEntry = this.#lastNames.entry(sortLast, last)
     const held = this.#status[id] !== 0
+    if (held ? this.#created[id] !== createdAt : id < this.#lastId) this.#createdInIdOrder = false
+    if (id > this.#lastId) {
+      if (createdAt < this.#lastCreated) this.#createdInIdOrder = false
+      this.#lastId = id
+      this.#lastCreated = createdAt
+    }
     if (!held || this.#first[id] !== firstEntry || this.#last[id] !== lastEntry) {
       if (held) this.#words.remove(id, this.#wordsOf(id))
       this.#first[id] = firstEntry

@@ -263,7 +263,7 @@ describe('SQLite searches sorted on the copy of the records keys', () => {
     })
   })
 
-  it('sorts a date range between ids far apart in SQL, and one between ids near enough on the copy, alike', async () => {
+  it('sorts a date range between ids far apart in SQL, one between ids near enough on the copy, and filters searches by dates in id order, alike', async () => {
     await withTwoConnections(async (storage) => {
       const random = new Random(8)
       const sequence = storage.database.prepare(
@@ -284,7 +284,17 @@ describe('SQLite searches sorted on the copy of the records keys', () => {
         await storage.beneficiaries.create(record, createdEntry(record))
         sequence.run(random.between(500, 900))
       }
-      await assertSearches(storage, random, 200, 0)
+      // Searches too: created in id order, a date range's matches are one run of them.
+      await assertSearches(storage, random, 200, 0.5)
+      // One record created before the last one: a date range is no longer one run of ids.
+      const early = newBeneficiary({
+        last_name: 'Rossi',
+        email: 'early@example.org',
+        created_at: T0 + DAY_MS,
+        updated_at: T0 + DAY_MS,
+      })
+      await storage.beneficiaries.create(early, createdEntry(early))
+      await assertSearches(storage, random, 200, 0.5)
     })
   })
 
