@@ -4,65 +4,103 @@ const SMALL = 16
 const BUCKETED_FROM = 2048
 /** Buckets of that histogram (16 KB of counts: it stays in the first-level cache). */
 const BUCKETS = 4096
-const counts = new Int32Array(BUCKETS)
-/** The bucket of each element, from the count to the keeping (grown as needed). */
-let bucketOf = new Uint16Array(0)
 /** Keys sampled for the range the buckets divide. */
 const SAMPLE = 512
 
 /**
- * The ids at places [start, end) of `ids` sorted by (`keys`, id) ascending, in that order, where
- * `keys[i]` is the sort key of `ids[i]`: the page of a sorted list, found without sorting the
- * rest. Many elements are first counted into buckets of equal key ranges (two passes over the
- * keys in order, about 2.5 ns an element), and only the elements of the buckets that hold the
- * page's places are kept; then a partial quicksort, which only descends into the parts that hold
- * a place of the page (about three comparisons an element, 15 ns). Ids are distinct, so no two
- * elements tie. Both arrays are reordered.
+ * A sort key by id: `byId[id]`, or through the id's entry, `byId[via[id]]` (the rank of a name
+ * by the record's name entry).
+ */
+export interface SortColumn {
+  readonly byId: Float64Array
+  readonly via?: Int32Array | undefined
+}
+
+/**
+ * Work arrays, grown as needed and shared by every call (one runs at a time): the elements kept,
+ * their keys, the bucket of each element, and the histogram.
+ */
+let keptIds = new Int32Array(0)
+let keptKeys = new Float64Array(0)
+let bucketOf = new Uint16Array(0)
+const counts = new Int32Array(BUCKETS)
+
+/**
+ * The ids at places [start, end) of `ids` sorted by (key, id) ascending, in that order: the page
+ * of a sorted list, found without sorting the rest; `ids` is read, not changed. Many ids are
+ * first counted into buckets of equal key ranges as their keys are read (one pass, about 4 ns
+ * an id, most of it the key's read), and only the ids of the buckets that hold the page's places
+ * are kept (a second pass over the buckets, 1 ns an id); then a partial quicksort, which only
+ * descends into the parts that hold a place of the page (about three comparisons an element).
+ * Ids are distinct, so no two elements tie.
  */
 export function selectPage(
-  keys: Float64Array,
   ids: Int32Array,
+  column: SortColumn,
   start: number,
   end: number,
 ): number[] {
   const last = Math.min(end, ids.length)
   if (start >= last) return []
-  let length = ids.length
-  let skipped = 0
-  if (length >= BUCKETED_FROM) ({ length, skipped } = keepPageBuckets(keys, ids, start, last))
-  sortPart(keys, ids, 0, length - 1, start - skipped, last - 1 - skipped)
-  return Array.from(ids.subarray(start - skipped, last - skipped))
+  const { kept, skipped } =
+    ids.length >= BUCKETED_FROM ? keepPageBuckets(ids, column, start, last) : keepAll(ids, column)
+  sortPart(keptKeys, keptIds, 0, kept - 1, start - skipped, last - 1 - skipped)
+  return Array.from(keptIds.subarray(start - skipped, last - skipped))
+}
+
+/** Makes the work arrays hold `length` elements at least. */
+function reserve(length: number): void {
+  if (keptIds.length >= length) return
+  const grown = length + (length >> 2)
+  keptIds = new Int32Array(grown)
+  keptKeys = new Float64Array(grown)
+  bucketOf = new Uint16Array(grown)
+}
+
+/** Every id and its key, kept. */
+function keepAll(ids: Int32Array, { byId, via }: SortColumn): { kept: number; skipped: number } {
+  reserve(ids.length)
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!
+    keptIds[i] = id
+    keptKeys[i] = via === undefined ? byId[id]! : byId[via[id]!]!
+  }
+  return { kept: ids.length, skipped: 0 }
 }
 
 /**
- * Counts the elements into {@link BUCKETS} buckets of equal key ranges, then moves those of the
- * buckets holding the places [start, last) to the front of both arrays, in their order: their
- * number, and how many elements of lower buckets were passed (the page's places less that many
- * are its places among the elements kept). The range is that of a sample of the keys; keys
- * outside it count into the first or the last bucket, so that buckets only need to follow the
- * keys' order, and a pass over all keys to find their range is saved.
+ * Counts the ids into {@link BUCKETS} buckets of equal key ranges, then keeps those of the
+ * buckets holding the places [start, last), in their order, with their keys: their number, and
+ * how many ids of lower buckets were passed (the page's places less that many are its places
+ * among those kept). The range is that of a sample of the keys; keys outside it count into the
+ * first or the last bucket, so that buckets only need to follow the keys' order.
  */
 function keepPageBuckets(
-  keys: Float64Array,
   ids: Int32Array,
+  column: SortColumn,
   start: number,
   last: number,
-): { length: number; skipped: number } {
+): { kept: number; skipped: number } {
+  const { byId, via } = column
+  const length = ids.length
   let low = Infinity
   let high = -Infinity
-  const step = Math.max(1, Math.floor(keys.length / SAMPLE))
-  for (let i = 0; i < keys.length; i += step) {
-    low = Math.min(low, keys[i]!)
-    high = Math.max(high, keys[i]!)
+  const step = Math.max(1, Math.floor(length / SAMPLE))
+  for (let i = 0; i < length; i += step) {
+    const id = ids[i]!
+    const key = via === undefined ? byId[id]! : byId[via[id]!]!
+    low = Math.min(low, key)
+    high = Math.max(high, key)
   }
   // A sample of keys all equal: most may be, and buckets would not part them.
-  if (!(high > low)) return { length: ids.length, skipped: 0 }
+  if (!(high > low)) return keepAll(ids, column)
+  reserve(length)
   const scale = BUCKETS / (high - low)
-  const length = keys.length
-  if (bucketOf.length < length) bucketOf = new Uint16Array(length + (length >> 2))
   counts.fill(0)
   for (let i = 0; i < length; i++) {
-    const bucket = Math.min(BUCKETS - 1, Math.max(0, (keys[i]! - low) * scale)) | 0
+    const id = ids[i]!
+    const key = via === undefined ? byId[id]! : byId[via[id]!]!
+    const bucket = Math.min(BUCKETS - 1, Math.max(0, (key - low) * scale)) | 0
     bucketOf[i] = bucket
     counts[bucket]!++
   }
@@ -77,11 +115,12 @@ function keepPageBuckets(
   let kept = 0
   for (let i = 0; i < length; i++) {
     if ((bucketOf[i]! - first) >>> 0 <= span) {
-      keys[kept] = keys[i]!
-      ids[kept++] = ids[i]!
+      const id = ids[i]!
+      keptIds[kept] = id
+      keptKeys[kept++] = via === undefined ? byId[id]! : byId[via[id]!]!
     }
   }
-  return { length: kept, skipped }
+  return { kept, skipped }
 }
 
 /** Sorts enough of [lo, hi] that the places [from, to] hold their elements in order. */

@@ -3,7 +3,7 @@ import type { SortField } from '../../core/beneficiary.js'
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { byCodePoint } from './sqlite-counted-keys.js'
 import { parseWrittenIds } from './sqlite-counters.js'
-import { selectPage } from './sqlite-page-selection.js'
+import { selectPage, type SortColumn } from './sqlite-page-selection.js'
 import { WordIndex } from './sqlite-word-index.js'
 
 /** Ids of the write log a copy applies at most at once; further behind, it loads anew. */
@@ -31,7 +31,7 @@ class NameRanks {
   readonly #words: string[][] = []
   /** The entries in the order of the name sort: sort key, then raw name, by code point. */
   readonly #sorted: number[] = []
-  #ranks = new Int32Array(0)
+  #ranks = new Float64Array(0)
   #stale = false
 
   /**
@@ -58,9 +58,9 @@ class NameRanks {
   }
 
   /** The rank of every entry in the order, by entry. */
-  ranks(): Int32Array {
+  ranks(): Float64Array {
     if (this.#stale || this.#ranks.length !== this.#sorted.length) {
-      const ranks = new Int32Array(this.#sorted.length)
+      const ranks = new Float64Array(this.#sorted.length)
       this.#sorted.forEach((entry, rank) => (ranks[entry] = rank))
       this.#ranks = ranks
       this.#stale = false
@@ -127,7 +127,6 @@ export class SqliteRowKeys {
   #lastNames = new NameRanks()
   /** Reused by `page` from call to call (a million matches would otherwise leave 12 MB behind). */
   #scratchIds = new Int32Array(0)
-  #scratchKeys = new Float64Array(0)
   /**
    * Whether every record was created no earlier than every record of a lower id, as ids are given
    * in practice: a date range's records are then one run of any ascending list of ids, found by
@@ -184,8 +183,9 @@ export class SqliteRowKeys {
       const page = start < end ? Array.from(ids.subarray(start, end)) : []
       return query.descending ? page.reverse() : page
     }
-    this.#scratch(ids.length).set(ids)
-    return this.#scratchPage(ids.length, query)
+    const [start, end] = placesOf(query, ids.length)
+    const page = selectPage(ids, this.#column(query.sort), start, end)
+    return query.descending ? page.reverse() : page
   }
 
   /**
@@ -212,27 +212,12 @@ export class SqliteRowKeys {
       if (held !== 0 && (code === 0 || held === code) && at >= from && at < before)
         kept[count++] = id
     }
-    return this.#scratchPage(count, query)
+    return this.page(kept.subarray(0, count), query)
   }
 
-  /** The page `query` asks for among the first `count` scratch ids, ascending. */
-  #scratchPage(count: number, query: ListQuery): number[] {
-    const [start, end] = placesOf(query, count)
-    if (start >= end) return []
-    const ids = this.#scratchIds.subarray(0, count)
-    const page =
-      query.sort === 'id'
-        ? Array.from(ids.subarray(start, end))
-        : selectPage(this.#sortKeys(ids, query.sort, this.#scratchKeys), ids, start, end)
-    return query.descending ? page.reverse() : page
-  }
-
-  /** The scratch ids, grown to hold `length` (a million matches would leave 12 MB a call). */
+  /** The scratch ids, grown to hold `length` (a million matches would leave 4 MB a call). */
   #scratch(length: number): Int32Array {
-    if (this.#scratchIds.length < length) {
-      this.#scratchIds = new Int32Array(length + (length >> 2))
-      this.#scratchKeys = new Float64Array(length + (length >> 2))
-    }
+    if (this.#scratchIds.length < length) this.#scratchIds = new Int32Array(length + (length >> 2))
     return this.#scratchIds
   }
 
@@ -287,33 +272,18 @@ export class SqliteRowKeys {
     return low
   }
 
-  /**
-   * The sort key of each of `ids` for a sort by `sort` (a time, a name's rank, or the id), in the
-   * first places of `scratch`.
-   */
-  #sortKeys(ids: Int32Array, sort: SortField, scratch: Float64Array): Float64Array {
-    const keys = scratch.subarray(0, ids.length)
+  /** The sort key of every record for a sort by `sort` other than id: a time, or a name's rank. */
+  #column(sort: Exclude<SortField, 'id'>): SortColumn {
     switch (sort) {
-      case 'id':
-        keys.set(ids)
-        break
       case 'created_at':
-      case 'updated_at': {
-        const times = sort === 'created_at' ? this.#created : this.#updated
-        for (let i = 0; i < ids.length; i++) keys[i] = times[ids[i]!]!
-        break
-      }
+        return { byId: this.#created }
+      case 'updated_at':
+        return { byId: this.#updated }
       case 'first_name':
-      case 'last_name': {
-        const [names, ranks] =
-          sort === 'first_name'
-            ? [this.#first, this.#firstNames.ranks()]
-            : [this.#last, this.#lastNames.ranks()]
-        for (let i = 0; i < ids.length; i++) keys[i] = ranks[names[ids[i]!]!]!
-        break
-      }
+        return { byId: this.#firstNames.ranks(), via: this.#first }
+      case 'last_name':
+        return { byId: this.#lastNames.ranks(), via: this.#last }
     }
-    return keys
   }
 
   /** Applies the ids written after the generation held; false when the log does not cover them. */
