@@ -168,6 +168,6 @@ export class SqliteBeneficiaryList {
     hi: number,
   ): BeneficiarySummary[] | undefined {
     if (!this.#keys.refresh()) return undefined
-    return this.#items.byIds(this.#keys.rangePage(lo, hi, query.status, from, before, query))
+    return this.#keys.summaries(this.#keys.rangePage(lo, hi, query.status, from, before, query))
   }
 }

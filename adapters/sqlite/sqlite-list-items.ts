@@ -31,27 +31,9 @@ const ORDER_COLUMNS: Readonly<Record<SortField, readonly (keyof SqliteSchema['be
 export class SqliteListItems {
   readonly #db: BetterSqlite3.Database
   readonly #items = new Map<string, Items>()
-  readonly #byIds: SqliteQuery<BeneficiarySummary>
 
   constructor(db: BetterSqlite3.Database) {
     this.#db = db
-    this.#byIds = new SqliteQuery(
-      db,
-      queryBuilder
-        .selectFrom('beneficiaries')
-        .select(SELECTED)
-        .where('id', 'in', sql<number>`(SELECT value FROM json_each(${slot('ids')}))`),
-    )
-  }
-
-  /** The summaries of the records `ids`, in that order (a page found by `SqliteRowKeys`). */
-  byIds(ids: readonly number[]): BeneficiarySummary[] {
-    const byId = new Map<number, BeneficiarySummary>()
-    for (const row of this.#byIds.allValues({ ids: JSON.stringify(ids) })) {
-      const summary = summaryOf(row)
-      byId.set(summary.id, summary)
-    }
-    return ids.flatMap((id) => byId.get(id) ?? [])
   }
 
   /** The summaries of the page `shape` describes, for these slot values, in the query's order. */

@@ -100,7 +100,7 @@ export class SqliteListSearch {
     const ids = this.#matchesOf(query, terms)
     const total = ids.length
     if (total === 0 || query.offset >= total) return { items: [], total }
-    return { items: this.#items.byIds(this.#keys.page(ids, query)), total }
+    return { items: this.#keys.summaries(this.#keys.page(ids, query)), total }
   }
 
   /**

@@ -1,9 +1,10 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import type { SortField } from '../../core/beneficiary.js'
+import type { BeneficiaryStatus, BeneficiarySummary, SortField } from '../../core/beneficiary.js'
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { byCodePoint } from './sqlite-counted-keys.js'
 import { parseWrittenIds } from './sqlite-counters.js'
 import { selectPage, type SortColumn } from './sqlite-page-selection.js'
+import { SqliteTextColumn } from './sqlite-text-column.js'
 import { WordIndex } from './sqlite-word-index.js'
 
 /** Ids of the write log a copy applies at most at once; further behind, it loads anew. */
@@ -52,6 +53,11 @@ class NameRanks {
     return entry
   }
 
+  /** The name of an entry, as written. */
+  raw(entry: number): string {
+    return this.#raws[entry]!
+  }
+
   /** The search words of an entry's name. */
   words(entry: number): readonly string[] {
     return this.#words[entry]!
@@ -92,10 +98,12 @@ type KeyRow = [
   firstName: string,
   sortLast: string,
   lastName: string,
+  email: string,
+  phone: string | null,
 ]
 
 const KEY_COLUMNS =
-  'id, status, created_at, updated_at, sort_first, first_name, sort_last, last_name'
+  'id, status, created_at, updated_at, sort_first, first_name, sort_last, last_name, email, phone'
 
 /**
  * This connection's copy of what every record is sorted and filtered by: its creation and update
@@ -118,6 +126,10 @@ export class SqliteRowKeys {
   /** Status codes (`#statusCodes`) by id; 0 for no record. */
   #status = new Uint8Array(0)
   readonly #statusCodes = new Map<string, number>()
+  /** Statuses by code. */
+  readonly #statusNames: string[] = ['']
+  #emails = new SqliteTextColumn()
+  #phones = new SqliteTextColumn()
   #words = new WordIndex()
   #created = new Float64Array(0)
   #updated = new Float64Array(0)
@@ -230,6 +242,24 @@ export class SqliteRowKeys {
   }
 
   /**
+   * The summaries of the records `ids` (held by the copy), in that order: read from memory, where
+   * SQLite looked each row up by id (2.3 µs a row at a million records, in no order the page
+   * cache helps: a page of 100 took a quarter of a millisecond).
+   */
+  summaries(ids: readonly number[]): BeneficiarySummary[] {
+    return ids.map((id) => ({
+      id,
+      first_name: this.#firstNames.raw(this.#first[id]!),
+      last_name: this.#lastNames.raw(this.#last[id]!),
+      email: this.#emails.get(id)!,
+      phone: this.#phones.get(id),
+      status: this.#statusNames[this.#status[id]!] as BeneficiaryStatus,
+      created_at: this.#created[id]!,
+      updated_at: this.#updated[id]!,
+    }))
+  }
+
+  /**
    * The ids among `ids` (ascending) of records with `status` (any when undefined) created in
    * [from, before), in a new array. When records were created in id order, those of the dates are
    * one run of `ids`, found by two binary searches, and only the status is checked id by id:
@@ -322,6 +352,8 @@ export class SqliteRowKeys {
     this.#updated = new Float64Array(0)
     this.#first = new Int32Array(0)
     this.#last = new Int32Array(0)
+    this.#emails = new SqliteTextColumn()
+    this.#phones = new SqliteTextColumn()
     // Names no record holds any more are not kept from one load to the next.
     this.#firstNames = new NameRanks()
     this.#lastNames = new NameRanks()
@@ -334,7 +366,18 @@ export class SqliteRowKeys {
     return true
   }
 
-  #set([id, status, createdAt, updatedAt, sortFirst, first, sortLast, last]: KeyRow): void {
+  #set([
+    id,
+    status,
+    createdAt,
+    updatedAt,
+    sortFirst,
+    first,
+    sortLast,
+    last,
+    email,
+    phone,
+  ]: KeyRow): void {
     if (id >= this.#created.length) this.#grow(id)
     const firstEntry = this.#firstNames.entry(sortFirst, first)
     const lastEntry = this.#lastNames.entry(sortLast, last)
@@ -355,10 +398,13 @@ export class SqliteRowKeys {
     if (code === undefined) {
       code = this.#statusCodes.size + 1
       this.#statusCodes.set(status, code)
+      this.#statusNames[code] = status
     }
     this.#status[id] = code
     this.#created[id] = createdAt
     this.#updated[id] = updatedAt
+    this.#emails.set(id, email)
+    this.#phones.set(id, phone)
   }
 
   /** Forgets a deleted record. */
@@ -366,6 +412,8 @@ export class SqliteRowKeys {
     if (id >= this.#status.length || this.#status[id] === 0) return
     this.#words.remove(id, this.#wordsOf(id))
     this.#status[id] = 0
+    this.#emails.delete(id)
+    this.#phones.delete(id)
   }
 
   #wordsOf(id: number): string[] {
@@ -383,5 +431,7 @@ export class SqliteRowKeys {
     this.#updated = grown(this.#updated, new Float64Array(length))
     this.#first = grown(this.#first, new Int32Array(length))
     this.#last = grown(this.#last, new Int32Array(length))
+    this.#emails.grow(length)
+    this.#phones.grow(length)
   }
 }

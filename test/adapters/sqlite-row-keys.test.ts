@@ -174,6 +174,15 @@ async function assertSearches(
       { ids, total },
       JSON.stringify(query),
     )
+    // Every field of each summary as SQL reads it: the copy gives them from memory.
+    const row = storage.database.prepare(
+      'SELECT id, first_name, last_name, email, phone, status, created_at, updated_at FROM beneficiaries WHERE id = ?',
+    )
+    assert.deepEqual(
+      page.items,
+      page.items.map((item) => ({ ...(row.get(item.id) as object) })),
+      JSON.stringify(query),
+    )
   }
 }
 
@@ -209,6 +218,8 @@ async function change(on: SqliteStorage, random: Random, ids: number[], count: n
           status: random.pick(STATUSES),
           first_name: random.next() < 0.5 ? random.pick(NAMES) : current.first_name,
           last_name: random.next() < 0.5 ? random.pick(NAMES) : current.last_name,
+          email: random.next() < 0.5 ? `ü${random.between(0, 999)}@example.org` : current.email,
+          phone: random.pick([current.phone, null, `+39 06 ${random.between(1000, 9999)}`]),
           updated_at: when,
           version: current.version + 1,
         },
