@@ -146,7 +146,10 @@ export class SqliteBeneficiaryList {
       plan,
       seek,
     }
-    const items = this.#items.page(shape, values)
+    // The rows from the copy when one is kept: the index walk then reads no row of the table.
+    const items = this.#keys.refresh()
+      ? this.#keys.summaries(this.#items.pageIds(shape, values))
+      : this.#items.page(shape, values)
     return { items: reversed ? items.reverse() : items, total }
   }
 

@@ -38,14 +38,28 @@ export class SqliteListItems {
 
   /** The summaries of the page `shape` describes, for these slot values, in the query's order. */
   page(shape: Shape, values: Readonly<Record<string, unknown>>): BeneficiarySummary[] {
-    return this.#query(shape).allValues(values).map(summaryOf)
+    return this.#query(shape, false).allValues(values).map(summaryOf)
   }
 
-  #query(shape: Shape): Items {
-    const key = JSON.stringify(shape)
+  /**
+   * The ids of the page `shape` (no search) describes, in the query's order: the index walk
+   * alone, with no row read from the table (the list indexes carry the filtered columns), for a
+   * caller that has the summaries at hand (`SqliteRowKeys.summaries`).
+   */
+  pageIds(shape: Shape, values: Readonly<Record<string, unknown>>): number[] {
+    return this.#query(shape, true)
+      .allValues(values)
+      .map((row) => row[0] as number)
+  }
+
+  #query(shape: Shape, idsOnly: boolean): Items {
+    const key = `${idsOnly}${JSON.stringify(shape)}`
     let query = this.#items.get(key)
     if (query === undefined) {
-      query = new SqliteQuery<BeneficiarySummary>(this.#db, buildItemsQuery(shape))
+      query = new SqliteQuery<BeneficiarySummary>(
+        this.#db,
+        idsOnly ? buildIdsQuery(shape) : buildItemsQuery(shape),
+      )
       // A page size is part of the key: the statements kept stay few whatever the requests.
       if (this.#items.size >= MAX_ITEMS_QUERIES) this.#items.clear()
       this.#items.set(key, query)
@@ -54,7 +68,16 @@ export class SqliteListItems {
   }
 }
 
+/** The columns a page query selects: a summary's, or the id alone. */
+type Selected = typeof SELECTED | typeof ID_ONLY
+const ID_ONLY = ['beneficiaries.id'] as const
+
 type ItemsBuilder = SelectQueryBuilder<SqliteSchema, 'beneficiaries', BeneficiarySummary>
+
+function buildIdsQuery(shape: Shape): Compilable {
+  if (shape.search) throw new TypeError('a search page is not read by ids here')
+  return shape.seek === 'name' ? nameSeekQuery(shape, ID_ONLY) : pageQuery(shape, ID_ONLY)
+}
 
 function buildItemsQuery(shape: Shape): Compilable {
   if (shape.seek === 'name') return nameSeekQuery(shape)
@@ -85,11 +108,7 @@ function buildItemsQuery(shape: Shape): Compilable {
   let query = queryBuilder
     .selectFrom('beneficiaries')
     .select(SELECTED)
-    .where(
-      'beneficiaries.id',
-      'in',
-      pageQuery(shape, ['beneficiaries.id']) as never,
-    ) as ItemsBuilder
+    .where('beneficiaries.id', 'in', pageQuery(shape, ID_ONLY) as never) as ItemsBuilder
   for (const column of ORDER_COLUMNS[shape.sort]) {
     query = query.orderBy(sql.ref(`beneficiaries.${column}`), direction)
   }
@@ -97,10 +116,7 @@ function buildItemsQuery(shape: Shape): Compilable {
 }
 
 /** The page's `selected` columns, with every filter, seek, sort and the page's bounds. */
-function pageQuery(
-  shape: Shape,
-  selected: readonly (typeof SELECTED)[number][] | readonly ['beneficiaries.id'],
-): ItemsBuilder {
+function pageQuery(shape: Shape, selected: Selected): ItemsBuilder {
   const direction = shape.descending ? 'desc' : 'asc'
   let query = queryBuilder.selectFrom('beneficiaries').select(selected) as ItemsBuilder
   if (shape.search) {
@@ -162,10 +178,10 @@ function pageQuery(
  * start; SQLite compares row values only on the index's first two columns, so one query
  * `(sort key, raw name, id) >= (...)` would pass every id of the name before the block.
  */
-function nameSeekQuery(shape: Shape): Compilable {
+function nameSeekQuery(shape: Shape, selected: Selected = SELECTED): Compilable {
   const [sortKey = 'sort_last', rawName = 'last_name'] = ORDER_COLUMNS[shape.sort]
   const filtered = () => {
-    const query = queryBuilder.selectFrom('beneficiaries').select(SELECTED) as ItemsBuilder
+    const query = queryBuilder.selectFrom('beneficiaries').select(selected) as ItemsBuilder
     return shape.status ? query.where(unindexed('status'), '=', slot('status')) : query
   }
   const limit = sql.lit(shape.limit)
