@@ -92,10 +92,7 @@ export class SqliteBeneficiaryList {
     if (dates && query.sort !== 'id') {
       const { lo, hi } = this.#totals.idBounds(query.status, from, before)
       if (lo !== null && hi !== null) {
-        const items =
-          hi - lo < COPY_SPAN || query.sort === 'updated_at'
-            ? this.#inRangeFromCopy(query, from, before, lo, hi)
-            : undefined
+        const items = this.#inRangeFromCopy(query, from, before, lo, hi)
         if (items !== undefined) return { items, total }
         if (query.sort === 'first_name' || query.sort === 'last_name') {
           return { items: this.#nameRange.page(query, from, before, lo, hi, total), total }
@@ -154,14 +151,16 @@ export class SqliteBeneficiaryList {
   }
 
   /**
-   * A date range sorted by anything but id, from the copy of the records' keys: the records of
-   * the range's ids (between the bounds its days' counters keep, about 2 ns each) sorted at the
-   * page's places (`selectPage`, about 5 ns each with the keys' gathering). Used when the range's ids
-   * are few, where SQL's plans cost a millisecond or more for a few thousand matches (a name
-   * order counted name by name, a status filter checked along the creation index), and always
-   * for `updated_at`, whose index walk passes rows by the hundred thousand when the range's
-   * records were updated together (recent updates come first, old records' ranges last): 56 ms
-   * for a page 6,000 rows deep in 128,000. `undefined` when no copy is kept.
+   * A date range sorted by anything but id, from the copy of the records' keys. Sorted by a
+   * name, from each name's ids while records were created in id order and names are few against
+   * the range's ids (`SqliteRowKeys.namePage`); else the records of the range's ids (between the
+   * bounds its days' counters keep, about 2 ns each) sorted at the page's places (`selectPage`,
+   * about 5 ns each): when those ids are few, where SQL's plans cost a millisecond or more for a
+   * few thousand matches (a name order counted name by name, a status filter checked along the
+   * creation index), and always for `updated_at`, whose index walk passes rows by the hundred
+   * thousand when the range's records were updated together (recent updates come first, old
+   * records' ranges last): 56 ms for a page 6,000 rows deep in 128,000. `undefined` when no copy
+   * is kept, or for a name or creation order over many ids (SQL's plans then).
    */
   #inRangeFromCopy(
     query: ListQuery,
@@ -171,6 +170,13 @@ export class SqliteBeneficiaryList {
     hi: number,
   ): BeneficiarySummary[] | undefined {
     if (!this.#keys.refresh()) return undefined
-    return this.#keys.summaries(this.#keys.rangePage(lo, hi, query.status, from, before, query))
+    const { status } = query
+    const names = query.sort === 'first_name' || query.sort === 'last_name'
+    const ids =
+      (names ? this.#keys.namePage(lo, hi, status, from, before, query) : undefined) ??
+      (hi - lo < COPY_SPAN || query.sort === 'updated_at'
+        ? this.#keys.rangePage(lo, hi, status, from, before, query)
+        : undefined)
+    return ids === undefined ? undefined : this.#keys.summaries(ids)
   }
 }

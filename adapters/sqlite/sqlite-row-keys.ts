@@ -5,10 +5,16 @@ import { byCodePoint } from './sqlite-counted-keys.js'
 import { parseWrittenIds } from './sqlite-counters.js'
 import { selectPage, type SortColumn } from './sqlite-page-selection.js'
 import { SqliteTextColumn } from './sqlite-text-column.js'
-import { WordIndex } from './sqlite-word-index.js'
+import { lowerBound, Postings, WordIndex } from './sqlite-word-index.js'
 
 /** Ids of the write log a copy applies at most at once; further behind, it loads anew. */
 const MAX_CAUGHT_UP = 50_000
+/**
+ * What walking a name costs to find a page of a date range sorted by name (two binary searches
+ * of its ids, about 0.2 µs), in records of the range read instead (2–4 ns each): with more names
+ * than the range's ids over this, the range's records are read.
+ */
+const NAME_COST = 64
 /** Arrays indexed by id are kept for ids up to this many per record, or a million in all. */
 const IDS_PER_RECORD = 4
 const MIN_ID_LIMIT = 1 << 20
@@ -23,6 +29,8 @@ function placesOf(query: ListQuery, total: number): [number, number] {
   return [start, end]
 }
 
+const EMPTY_IDS = new Int32Array(0)
+
 /** The distinct names of one name order, and the rank of each in it (D15). */
 class NameRanks {
   readonly #entries = new Map<string, number>()
@@ -32,6 +40,8 @@ class NameRanks {
   readonly #words: string[][] = []
   /** The entries in the order of the name sort: sort key, then raw name, by code point. */
   readonly #sorted: number[] = []
+  /** The ids of each entry's records, by status code (0: any), then by entry. */
+  readonly #ids: Postings[][] = []
   #ranks = new Float64Array(0)
   #stale = false
 
@@ -51,6 +61,34 @@ class NameRanks {
       this.#stale = true
     }
     return entry
+  }
+
+  /** How many distinct names the order holds. */
+  get size(): number {
+    return this.#sorted.length
+  }
+
+  /** The entries in the order of the name sort. */
+  inOrder(): readonly number[] {
+    return this.#sorted
+  }
+
+  /** The ids of the records of an entry, ascending: of one status code, or of any (code 0). */
+  ids(entry: number, code: number): Int32Array {
+    return this.#ids[code]?.[entry]?.ids ?? EMPTY_IDS
+  }
+
+  /** Counts `id` in as a record of `entry` with the status `code`. */
+  add(entry: number, code: number, id: number): void {
+    for (const of of [0, code]) {
+      const byEntry = (this.#ids[of] ??= [])
+      ;(byEntry[entry] ??= new Postings()).add(id)
+    }
+  }
+
+  /** Counts `id` out of `entry` and `code`. */
+  remove(entry: number, code: number, id: number): void {
+    for (const of of [0, code]) this.#ids[of]?.[entry]?.remove(id)
   }
 
   /** The name of an entry, as written. */
@@ -228,6 +266,61 @@ export class SqliteRowKeys {
     return this.page(kept.subarray(0, count), query)
   }
 
+  /**
+   * The ids of the page `query`, sorted by a name, asks for among the records in [lo, hi] with
+   * `status` (any when undefined) created in [from, before), from the ids each name holds: the
+   * names are walked in their order, and each one's records in the range counted by two binary
+   * searches of its ids, so the page is found without reading a record outside it (a name
+   * costs about 0.2 µs; SQL counted each name's records in the index, 0.5–1.5 ms a page, and the
+   * copy's other path reads every record of the range). `undefined` when records were not
+   * created in id order (a range's records are then not one run of each name's ids) or the names
+   * are too many for a walk to beat reading the range ({@link NAME_COST}).
+   */
+  namePage(
+    lo: number,
+    hi: number,
+    status: string | undefined,
+    from: number,
+    before: number,
+    query: ListQuery,
+  ): number[] | undefined {
+    const names = query.sort === 'first_name' ? this.#firstNames : this.#lastNames
+    if (!this.#createdInIdOrder || names.size * NAME_COST > hi - lo + 1) return undefined
+    const code = status === undefined ? 0 : (this.#statusCodes.get(status) ?? -1)
+    if (code < 0) return []
+    // The range's first and last records: the bounds of its days may reach a record before or
+    // after it (a deleted one, or a day the range starts or ends within).
+    const [statuses, created] = [this.#status, this.#created]
+    let first = Math.max(lo, 0)
+    let last = Math.min(hi, statuses.length - 1)
+    while (first <= last && (statuses[first] === 0 || created[first]! < from)) first++
+    while (last >= first && (statuses[last] === 0 || created[last]! >= before)) last--
+    const order = names.inOrder()
+    const starts = new Int32Array(order.length)
+    const counts = new Int32Array(order.length)
+    let total = 0
+    for (let rank = 0; rank < order.length; rank++) {
+      const ids = names.ids(order[rank]!, code)
+      starts[rank] = lowerBound(ids, ids.length, first)
+      counts[rank] = lowerBound(ids, ids.length, last + 1) - starts[rank]!
+      total += counts[rank]!
+    }
+    const [start, end] = placesOf(query, total)
+    const page: number[] = []
+    let passed = 0
+    for (let rank = 0; rank < order.length && passed < end; rank++) {
+      const count = counts[rank]!
+      if (passed + count > start) {
+        const ids = names.ids(order[rank]!, code)
+        const since = starts[rank]! + Math.max(0, start - passed)
+        const until = starts[rank]! + Math.min(count, end - passed)
+        for (let i = since; i < until; i++) page.push(ids[i]!)
+      }
+      passed += count
+    }
+    return query.descending ? page.reverse() : page
+  }
+
   /** The scratch ids, grown to hold `length` (a million matches would leave 4 MB a call). */
   #scratch(length: number): Int32Array {
     if (this.#scratchIds.length < length) this.#scratchIds = new Int32Array(length + (length >> 2))
@@ -389,18 +482,30 @@ export class SqliteRowKeys {
       this.#lastId = id
       this.#lastCreated = createdAt
     }
-    if (!held || this.#first[id] !== firstEntry || this.#last[id] !== lastEntry) {
-      if (held) this.#words.remove(id, this.#wordsOf(id))
-      this.#first[id] = firstEntry
-      this.#last[id] = lastEntry
-      this.#words.add(id, this.#wordsOf(id))
-    }
     let code = this.#statusCodes.get(status)
     if (code === undefined) {
       code = this.#statusCodes.size + 1
       this.#statusCodes.set(status, code)
       this.#statusNames[code] = status
     }
+    const heldCode = this.#status[id]!
+    if (!held || this.#first[id] !== firstEntry || this.#last[id] !== lastEntry) {
+      if (held) this.#words.remove(id, this.#wordsOf(id))
+      this.#words.add(id, [
+        ...this.#firstNames.words(firstEntry),
+        ...this.#lastNames.words(lastEntry),
+      ])
+    }
+    if (!held || heldCode !== code || this.#first[id] !== firstEntry) {
+      if (held) this.#firstNames.remove(this.#first[id]!, heldCode, id)
+      this.#firstNames.add(firstEntry, code, id)
+    }
+    if (!held || heldCode !== code || this.#last[id] !== lastEntry) {
+      if (held) this.#lastNames.remove(this.#last[id]!, heldCode, id)
+      this.#lastNames.add(lastEntry, code, id)
+    }
+    this.#first[id] = firstEntry
+    this.#last[id] = lastEntry
     this.#status[id] = code
     this.#created[id] = createdAt
     this.#updated[id] = updatedAt
@@ -412,6 +517,8 @@ export class SqliteRowKeys {
   #unset(id: number): void {
     if (id >= this.#status.length || this.#status[id] === 0) return
     this.#words.remove(id, this.#wordsOf(id))
+    this.#firstNames.remove(this.#first[id]!, this.#status[id]!, id)
+    this.#lastNames.remove(this.#last[id]!, this.#status[id]!, id)
     this.#status[id] = 0
     this.#emails.delete(id)
     this.#phones.delete(id)

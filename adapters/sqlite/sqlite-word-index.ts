@@ -6,8 +6,8 @@ import { byCodePoint } from './sqlite-counted-keys.js'
  */
 const MAX_KEPT_IDS = 4_000_000
 
-/** The ids of the records holding one word, ascending, in a typed array that grows. */
-class Postings {
+/** Ascending ids (the records holding a word, or a name), in a typed array that grows. */
+export class Postings {
   #ids: Int32Array<ArrayBufferLike>
   #length: number
 
@@ -159,7 +159,7 @@ export class WordIndex {
 }
 
 /** The first place in `ids[0, length)` holding `id` or more. */
-function lowerBound(ids: Int32Array, length: number, id: number): number {
+export function lowerBound(ids: Int32Array, length: number, id: number): number {
   let low = 0
   let high = length
   while (low < high) {

@@ -287,8 +287,9 @@ describe('SQLite searches sorted on the copy of the records keys', () => {
   })
 
   it('sorts a date range between ids far apart in SQL, one between ids near enough on the copy, and filters searches by dates in id order, alike', async () => {
-    await withTwoConnections(async (storage) => {
+    await withTwoConnections(async (storage, other) => {
       const random = new Random(8)
+      const ids: number[] = []
       const sequence = storage.database.prepare(
         "UPDATE sqlite_sequence SET seq = seq + ? WHERE name = 'beneficiaries'",
       )
@@ -304,11 +305,16 @@ describe('SQLite searches sorted on the copy of the records keys', () => {
           created_at: at,
           updated_at: at + random.between(0, 5 * DAY_MS),
         })
-        await storage.beneficiaries.create(record, createdEntry(record))
+        ids.push(createdRecord(await storage.beneficiaries.create(record, createdEntry(record))).id)
         sequence.run(random.between(500, 900))
       }
       // Searches too: created in id order, a date range's matches are one run of them.
       await assertSearches(storage, random, 200, 0.5)
+      // Names, statuses and e-mails changed, records deleted, by this connection and another.
+      await change(storage, random, ids, 60)
+      await change(other, random, ids, 60)
+      await new Promise((resolve) => setImmediate(resolve))
+      await assertSearches(storage, random, 600, 0.2)
       // One record created before the last one: a date range is no longer one run of ids.
       const early = newBeneficiary({
         last_name: 'Rossi',
