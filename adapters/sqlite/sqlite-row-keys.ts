@@ -225,17 +225,17 @@ export class SqliteRowKeys {
 
   /**
    * The ids of the page `query` asks for (its sort, direction, offset and limit) among `ids`, the
-   * ids of every match, ascending: a slice when sorted by id, else the page's places sorted by
-   * `selectPage` on a copy.
+   * ids of every match, ascending: a slice when sorted by id, and by creation while records were
+   * created in id order (the two orders are then one, ties going by id); else the page's places
+   * found by `selectPage`.
    */
   page(ids: Int32Array, query: ListQuery): number[] {
-    if (query.sort === 'id') {
-      const [start, end] = placesOf(query, ids.length)
-      const page = start < end ? Array.from(ids.subarray(start, end)) : []
-      return query.descending ? page.reverse() : page
-    }
     const [start, end] = placesOf(query, ids.length)
-    const page = selectPage(ids, this.#column(query.sort), start, end)
+    if (start >= end) return []
+    const page =
+      query.sort === 'id' || (query.sort === 'created_at' && this.#createdInIdOrder)
+        ? Array.from(ids.subarray(start, end))
+        : selectPage(ids, this.#column(query.sort), start, end)
     return query.descending ? page.reverse() : page
   }
 
