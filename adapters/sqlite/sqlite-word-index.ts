@@ -104,6 +104,27 @@ export class WordIndex {
     return ids
   }
 
+  /**
+   * How many ids the words starting with `prefix` hold together (a record holding two of them
+   * counts twice): what its union would cost, known without making it.
+   */
+  weight(prefix: string): number {
+    const kept = this.#kept.get(prefix)
+    if (kept !== undefined) return kept.length
+    let weight = 0
+    for (let at = this.#placeOf(prefix); at < this.#words.length; at++) {
+      const word = this.#words[at]!
+      if (!word.startsWith(prefix)) break
+      weight += this.#postings.get(word)!.length
+    }
+    return weight
+  }
+
+  /** The ids of the records with a word starting with `prefix`, ascending (read, do not change). */
+  matches(prefix: string): Int32Array {
+    return this.#union(prefix)
+  }
+
   #union(prefix: string): Int32Array {
     const kept = this.#kept.get(prefix)
     if (kept !== undefined) {
