@@ -170,12 +170,12 @@ export class SqliteBeneficiaryList {
     hi: number,
   ): BeneficiarySummary[] | undefined {
     if (!this.#keys.refresh()) return undefined
-    const { status } = query
+    const range = { lo, hi, status: query.status, from, before }
     const names = query.sort === 'first_name' || query.sort === 'last_name'
     const ids =
-      (names ? this.#keys.namePage(lo, hi, status, from, before, query) : undefined) ??
+      (names ? this.#keys.namePage(range, query) : undefined) ??
       (hi - lo < COPY_SPAN || query.sort === 'updated_at'
-        ? this.#keys.rangePage(lo, hi, status, from, before, query)
+        ? this.#keys.rangePage(range, query)
         : undefined)
     return ids === undefined ? undefined : this.#keys.summaries(ids)
   }

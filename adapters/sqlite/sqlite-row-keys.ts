@@ -26,6 +26,18 @@ const IDS_PER_RECORD = 4
 const MIN_ID_LIMIT = 1 << 20
 
 /**
+ * The records with `status` (any when undefined) created in [from, before), whose ids lie in
+ * [lo, hi] (the bounds the counters keep of the range's days).
+ */
+export interface IdRange {
+  readonly lo: number
+  readonly hi: number
+  readonly status: string | undefined
+  readonly from: number
+  readonly before: number
+}
+
+/**
  * The places [start, end) of the page `query` asks for among `total` matches in ascending order:
  * descending is ascending read backwards (ties go by id in the sort's direction).
  */
@@ -255,18 +267,10 @@ export class SqliteRowKeys {
   }
 
   /**
-   * The ids of the page `query` asks for among the records in [lo, hi] with `status` (any when
-   * undefined) created in [from, before): gathered in one pass over those ids (about 2 ns each),
-   * with no array of them made.
+   * The ids of the page `query` asks for among the records of `range`: gathered in one pass over
+   * its ids (about 2 ns each), with no array of them made.
    */
-  rangePage(
-    lo: number,
-    hi: number,
-    status: string | undefined,
-    from: number,
-    before: number,
-    query: ListQuery,
-  ): number[] {
+  rangePage({ lo, hi, status, from, before }: IdRange, query: ListQuery): number[] {
     const end = Math.min(hi, this.#status.length - 1)
     const kept = this.#scratch(Math.max(0, end - lo + 1))
     let count = 0
@@ -282,8 +286,8 @@ export class SqliteRowKeys {
   }
 
   /**
-   * The ids of the page `query`, sorted by a name, asks for among the records in [lo, hi] with
-   * `status` (any when undefined) created in [from, before), from the ids each name holds: the
+   * The ids of the page `query`, sorted by a name, asks for among the records of `range`, from
+   * the ids each name holds: the
    * names are walked in their order, and each one's records in the range counted by two binary
    * searches of its ids, so the page is found without reading a record outside it (a name
    * costs about 0.2 µs; SQL counted each name's records in the index, 0.5–1.5 ms a page, and the
@@ -291,14 +295,7 @@ export class SqliteRowKeys {
    * created in id order (a range's records are then not one run of each name's ids) or the names
    * are too many for a walk to beat reading the range ({@link NAME_COST}).
    */
-  namePage(
-    lo: number,
-    hi: number,
-    status: string | undefined,
-    from: number,
-    before: number,
-    query: ListQuery,
-  ): number[] | undefined {
+  namePage({ lo, hi, status, from, before }: IdRange, query: ListQuery): number[] | undefined {
     const names = query.sort === 'first_name' ? this.#firstNames : this.#lastNames
     if (!this.#createdInIdOrder || names.size * NAME_COST > hi - lo + 1) return undefined
     const code = status === undefined ? 0 : (this.#statusCodes.get(status) ?? -1)

@@ -186,15 +186,21 @@ async function assertSearches(
   }
 }
 
-async function create(on: SqliteStorage, random: Random, i: number): Promise<number> {
-  const at = T0 + random.between(0, 30 * DAY_MS)
+/** Creates a record of random names and status, created at `at` and updated at `updatedAt`. */
+async function create(
+  on: SqliteStorage,
+  random: Random,
+  i: number,
+  at = T0 + random.between(0, 30 * DAY_MS),
+  updatedAt = at,
+): Promise<number> {
   const record = newBeneficiary({
     first_name: random.pick(NAMES),
     last_name: random.pick(NAMES),
     email: `k${i}@example.org`,
     status: random.pick(STATUSES),
     created_at: at,
-    updated_at: at,
+    updated_at: updatedAt,
   })
   return createdRecord(await on.beneficiaries.create(record, createdEntry(record))).id
 }
@@ -294,18 +300,11 @@ describe('SQLite searches sorted on the copy of the records keys', () => {
         "UPDATE sqlite_sequence SET seq = seq + ? WHERE name = 'beneficiaries'",
       )
       // Created in id order, an hour apart, 700 ids apart: a day's range spans 17,000 ids, which
-      // the copy sorts; one of four days or more spans past 65,536, which SQL sorts by name.
+      // the copy sorts; four days or more span past 65,536: sorted by name from each name's ids
+      // (the names are few), by update on the copy, by creation in SQL.
       for (let i = 0; i < 600; i++) {
         const at = T0 + i * 3_600_000
-        const record = newBeneficiary({
-          first_name: random.pick(NAMES),
-          last_name: random.pick(NAMES),
-          email: `far${i}@example.org`,
-          status: random.pick(STATUSES),
-          created_at: at,
-          updated_at: at + random.between(0, 5 * DAY_MS),
-        })
-        ids.push(createdRecord(await storage.beneficiaries.create(record, createdEntry(record))).id)
+        ids.push(await create(storage, random, i, at, at + random.between(0, 5 * DAY_MS)))
         sequence.run(random.between(500, 900))
       }
       // Searches too: created in id order, a date range's matches are one run of them.
