@@ -81,7 +81,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   const metrics = config.metrics === 'off' ? undefined : new ServerMetrics()
   if (metrics !== undefined) database.watch(metrics)
   // Before listening: the first request that needs the listing's copies would wait for them,
-  // and every request behind it (about 2.4 s at a million records).
+  // and every request behind it (about 2.2 s at a million records).
   database.warmUp()
   if (config.database.kind === 'postgres' && config.redis === undefined) {
     logger.warn(
