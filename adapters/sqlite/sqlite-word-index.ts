@@ -5,6 +5,8 @@ import { byCodePoint } from './sqlite-counted-keys.js'
  * made once, and kept in step by the writes to its words.
  */
 const MAX_KEPT_IDS = 4_000_000
+/** Prefixes up to this many UTF-16 units long have their unions kept for good (`#pinned`). */
+const PINNED_LENGTH = 2
 
 /** Ascending ids (the records holding a word, or a name), in a typed array that grows. */
 export class Postings {
@@ -65,6 +67,13 @@ export class WordIndex {
   /** The union of the ids of the words of a prefix, ascending, while kept. */
   readonly #kept = new Map<string, Postings>()
   #keptIds = 0
+  /**
+   * The unions of prefixes of one or two characters, kept for good apart from the others: the
+   * commonest and largest (`m`: 281,000 ids), which let go and made again through the LRU cost
+   * 1–2 ms each time and a full garbage collection every few hundred milliseconds. Each id is in
+   * at most two such unions a word: 20 MB at a million records.
+   */
+  readonly #pinned = new Map<string, Postings>()
 
   /** Counts `id` in for each of `words`. */
   add(id: number, words: readonly string[]): void {
@@ -109,7 +118,7 @@ export class WordIndex {
    * counts twice): what its union would cost, known without making it.
    */
   weight(prefix: string): number {
-    const kept = this.#kept.get(prefix)
+    const kept = this.#pinned.get(prefix) ?? this.#kept.get(prefix)
     if (kept !== undefined) return kept.length
     let weight = 0
     for (let at = this.#placeOf(prefix); at < this.#words.length; at++) {
@@ -126,6 +135,8 @@ export class WordIndex {
   }
 
   #union(prefix: string): Int32Array {
+    const pinned = this.#pinned.get(prefix)
+    if (pinned !== undefined) return pinned.ids
     const kept = this.#kept.get(prefix)
     if (kept !== undefined) {
       // Most recently used last: the first ones are the first let go.
@@ -143,6 +154,10 @@ export class WordIndex {
     // A prefix of one word (most of four letters and more) is that word's ids, kept anyway.
     if (lists.length <= 1) return lists[0] ?? new Int32Array(0)
     const union = unionOf(lists)
+    if (prefix.length <= PINNED_LENGTH) {
+      this.#pinned.set(prefix, new Postings(union))
+      return union
+    }
     for (const [least, ids] of this.#kept) {
       if (this.#keptIds + union.length <= MAX_KEPT_IDS) break
       this.#kept.delete(least)
@@ -153,10 +168,14 @@ export class WordIndex {
     return union
   }
 
-  /** Calls `change` with the kept union of every prefix of `word`. */
+  /** Calls `change` with the kept (or pinned) union of every prefix of `word`. */
   #eachKeptPrefix(word: string, change: (union: Postings) => void): void {
+    for (let length = 1; length <= Math.min(PINNED_LENGTH, word.length); length++) {
+      const union = this.#pinned.get(word.slice(0, length))
+      if (union !== undefined) change(union)
+    }
     if (this.#kept.size === 0) return
-    for (let length = 1; length <= word.length; length++) {
+    for (let length = PINNED_LENGTH + 1; length <= word.length; length++) {
       const union = this.#kept.get(word.slice(0, length))
       if (union !== undefined) {
         this.#keptIds -= union.length
