@@ -23,12 +23,15 @@ const COPY_SPAN = 65_536
  * each query shape compiled once by Kysely and kept as a prepared statement.
  *
  * Totals without a search come from the connection's copy of the counters
- * (`SqliteCounterMirror`, plus an index count for partial days); a search counts its matches in
- * the FTS5 index. A page in the second half is read from the other end. A deep page starts where
- * the counters say it begins (the block of ids, the day, the bucket of a name order), so OFFSET
- * skips at most one bucket instead of up to a million rows. A name sort within a date range is
- * read name by name (`SqliteListNameRange`); only `updated_at` within a date range still skips
- * along its index.
+ * (`SqliteCounterMirror`, plus an index count for partial days). Searches, and date ranges
+ * sorted by anything but id, are answered from the connection's copy of the records
+ * (`SqliteRowKeys`; `SqliteListSearch`); other pages walk the list indexes for their ids, and
+ * every page's rows come from that copy. A page in the second half is read from the other end. A
+ * deep page starts where the counters say it begins (the block of ids, the day, the bucket of a
+ * name order), so OFFSET skips at most one bucket instead of up to a million rows. Where no copy
+ * is kept (ids far sparser than records), SQL and FTS5 answer everything; a name sort within a
+ * date range over many ids that the copy cannot walk name by name is counted name by name in SQL
+ * (`SqliteListNameRange`).
  */
 export class SqliteBeneficiaryList {
   readonly #totals: SqliteListTotals

@@ -288,13 +288,13 @@ export class SqliteRowKeys {
 
   /**
    * The ids of the page `query`, sorted by a name, asks for among the records of `range`, from
-   * the ids each name holds: the
-   * names are walked in their order, and each one's records in the range counted by two binary
-   * searches of its ids, so the page is found without reading a record outside it (a name
-   * costs about 0.2 µs; SQL counted each name's records in the index, 0.5–1.5 ms a page, and the
-   * copy's other path reads every record of the range). `undefined` when records were not
-   * created in id order (a range's records are then not one run of each name's ids) or the names
-   * are too many for a walk to beat reading the range ({@link NAME_COST}).
+   * the ids each name holds: the names are walked in their order, and each one's records in the
+   * range counted by two binary searches of its ids, so the page is found without reading a
+   * record outside it (a name costs about 0.2 µs; SQL counted each name's records in the index,
+   * 0.5–1.5 ms a page, and the copy's other path reads every record of the range). `undefined`
+   * when records were not created in id order (a range's records are then not one run of each
+   * name's ids) or the names are too many for a walk to beat reading the range
+   * ({@link NAME_COST}).
    */
   namePage({ lo, hi, status, from, before }: IdRange, query: ListQuery): number[] | undefined {
     const names = query.sort === 'first_name' ? this.#firstNames : this.#lastNames
