@@ -527,21 +527,18 @@ export class SqliteRowKeys {
       this.#statusCodes.set(status, code)
       this.#statusNames[code] = status
     }
-    const heldCode = this.#status[id]!
-    if (!held || this.#first[id] !== firstEntry || this.#last[id] !== lastEntry) {
-      if (held) this.#words.remove(id, this.#wordsOf(id))
-      this.#words.add(id, [
-        ...this.#firstNames.words(firstEntry),
-        ...this.#lastNames.words(lastEntry),
-      ])
+    const [heldCode, heldFirst, heldLast] = [this.#status[id]!, this.#first[id]!, this.#last[id]!]
+    if (!held || heldFirst !== firstEntry || heldLast !== lastEntry) {
+      if (held) this.#words.remove(id, this.#wordsOf(heldFirst, heldLast))
+      this.#words.add(id, this.#wordsOf(firstEntry, lastEntry))
     }
-    if (!held || heldCode !== code || this.#first[id] !== firstEntry) {
-      if (held) this.#firstNames.remove(this.#first[id]!, heldCode, id)
-      this.#firstNames.add(firstEntry, code, id)
-    }
-    if (!held || heldCode !== code || this.#last[id] !== lastEntry) {
-      if (held) this.#lastNames.remove(this.#last[id]!, heldCode, id)
-      this.#lastNames.add(lastEntry, code, id)
+    for (const [names, from, to] of [
+      [this.#firstNames, heldFirst, firstEntry],
+      [this.#lastNames, heldLast, lastEntry],
+    ] as const) {
+      if (held && heldCode === code && from === to) continue
+      if (held) names.remove(from, heldCode, id)
+      names.add(to, code, id)
     }
     this.#first[id] = firstEntry
     this.#last[id] = lastEntry
@@ -555,7 +552,7 @@ export class SqliteRowKeys {
   /** Forgets a deleted record. */
   #unset(id: number): void {
     if (id >= this.#status.length || this.#status[id] === 0) return
-    this.#words.remove(id, this.#wordsOf(id))
+    this.#words.remove(id, this.#wordsOf(this.#first[id]!, this.#last[id]!))
     this.#firstNames.remove(this.#first[id]!, this.#status[id]!, id)
     this.#lastNames.remove(this.#last[id]!, this.#status[id]!, id)
     this.#status[id] = 0
@@ -563,8 +560,9 @@ export class SqliteRowKeys {
     this.#phones.delete(id)
   }
 
-  #wordsOf(id: number): string[] {
-    return [...this.#firstNames.words(this.#first[id]!), ...this.#lastNames.words(this.#last[id]!)]
+  /** The search words of a record with these name entries. */
+  #wordsOf(firstEntry: number, lastEntry: number): string[] {
+    return [...this.#firstNames.words(firstEntry), ...this.#lastNames.words(lastEntry)]
   }
 
   #grow(id: number): void {
