@@ -156,14 +156,16 @@ export class SqliteBeneficiaryList {
   /**
    * A date range sorted by anything but id, from the copy of the records' keys. Sorted by a
    * name, from each name's ids while records were created in id order and names are few against
-   * the range's ids (`SqliteRowKeys.namePage`); else the records of the range's ids (between the
-   * bounds its days' counters keep, about 2 ns each) sorted at the page's places (`selectPage`,
-   * about 5 ns each): when those ids are few, where SQL's plans cost a millisecond or more for a
-   * few thousand matches (a name order counted name by name, a status filter checked along the
-   * creation index), and always for `updated_at`, whose index walk passes rows by the hundred
-   * thousand when the range's records were updated together (recent updates come first, old
-   * records' ranges last): 56 ms for a page 6,000 rows deep in 128,000. `undefined` when no copy
-   * is kept, or for a name or creation order over many ids (SQL's plans then).
+   * the range's ids (`SqliteRowKeys.namePage`); by update, from the order by update kept as writes
+   * come (`SqliteRowKeys.updatePage`) unless the range is narrow; else the records of the range's
+   * ids (between the bounds its days' counters keep, about 2 ns each) sorted at the page's places
+   * (`selectPage`, about 5 ns each): when those ids are few, where SQL's plans cost a millisecond
+   * or more for a few thousand matches (a name order counted name by name, a status filter
+   * checked along the creation index), and for `updated_at` whenever the update order cannot
+   * answer, since its index walk passes rows by the hundred thousand when the range's records
+   * were updated together (recent updates come first, old records' ranges last): 56 ms for a page
+   * 6,000 rows deep in 128,000. `undefined` when no copy is kept, or for a name or creation order
+   * over many ids (SQL's plans then).
    */
   #inRangeFromCopy(
     query: ListQuery,
@@ -177,6 +179,7 @@ export class SqliteBeneficiaryList {
     const names = query.sort === 'first_name' || query.sort === 'last_name'
     const ids =
       (names ? this.#keys.namePage(range, query) : undefined) ??
+      (query.sort === 'updated_at' ? this.#keys.updatePage(range, query) : undefined) ??
       (hi - lo < COPY_SPAN || query.sort === 'updated_at'
         ? this.#keys.rangePage(range, query)
         : undefined)

@@ -5,6 +5,7 @@ import { byCodePoint } from './sqlite-counted-keys.js'
 import { parseWrittenIds } from './sqlite-counters.js'
 import { selectPage, type SortColumn } from './sqlite-page-selection.js'
 import { SqliteTextColumn } from './sqlite-text-column.js'
+import { UpdateOrder, type UpdateKeys } from './sqlite-update-order.js'
 import { lowerBound, Postings, WordIndex } from './sqlite-word-index.js'
 
 /** Ids of the write log a copy applies at most at once; further behind, it loads anew. */
@@ -204,6 +205,7 @@ export class SqliteRowKeys {
   #last = new Int32Array(0)
   #firstNames = new NameRanks()
   #lastNames = new NameRanks()
+  readonly #byUpdate = new UpdateOrder()
   /** Reused by `page` from call to call (a million matches would otherwise leave 12 MB behind). */
   #scratchIds = new Int32Array(0)
   /**
@@ -301,13 +303,7 @@ export class SqliteRowKeys {
     if (!this.#createdInIdOrder || names.size * NAME_COST > hi - lo + 1) return undefined
     const code = status === undefined ? 0 : (this.#statusCodes.get(status) ?? -1)
     if (code < 0) return []
-    // The range's first and last records: the bounds of its days may reach a record before or
-    // after it (a deleted one, or a day the range starts or ends within).
-    const [statuses, created] = [this.#status, this.#created]
-    let first = Math.max(lo, 0)
-    let last = Math.min(hi, statuses.length - 1)
-    while (first <= last && (statuses[first] === 0 || created[first]! < from)) first++
-    while (last >= first && (statuses[last] === 0 || created[last]! >= before)) last--
+    const [first, last] = this.#runOf(lo, hi, from, before)
     const order = names.inOrder()
     const starts = new Int32Array(order.length)
     const counts = new Int32Array(order.length)
@@ -332,6 +328,47 @@ export class SqliteRowKeys {
       passed += count
     }
     return query.descending ? page.reverse() : page
+  }
+
+  /**
+   * The ids of the page `query`, sorted by update, asks for among the records of `range`, from
+   * the order by update kept as writes come (`UpdateOrder`): about 30 µs wherever the page lies,
+   * where reading the range's records and selecting the page cost 5 ns a record (2.5–8 ms for
+   * half a million). `undefined` when records were not created in id order, or the range is
+   * narrow enough for reading it to cost less.
+   */
+  updatePage({ lo, hi, status, from, before }: IdRange, query: ListQuery): number[] | undefined {
+    if (!this.#createdInIdOrder) return undefined
+    const [first, last] = this.#runOf(lo, hi, from, before)
+    if (!this.#byUpdate.cheaperThanRange(last - first + 1, query.limit)) return undefined
+    const code = status === undefined ? 0 : (this.#statusCodes.get(status) ?? -1)
+    if (code < 0 || first > last) return []
+    const page = this.#byUpdate.page(
+      first,
+      last,
+      code,
+      (total) => placesOf(query, total),
+      this.#updateKeys(),
+    )
+    return query.descending ? page.reverse() : page
+  }
+
+  /**
+   * The first and last ids of the records of [lo, hi] created in [from, before), records created
+   * in id order: the bounds of a range's days may reach a record before or after it (a deleted
+   * one, or a day the range starts or ends within).
+   */
+  #runOf(lo: number, hi: number, from: number, before: number): [number, number] {
+    const [statuses, created] = [this.#status, this.#created]
+    let first = Math.max(lo, 0)
+    let last = Math.min(hi, statuses.length - 1)
+    while (first <= last && (statuses[first] === 0 || created[first]! < from)) first++
+    while (last >= first && (statuses[last] === 0 || created[last]! >= before)) last--
+    return [first, last]
+  }
+
+  #updateKeys(): UpdateKeys {
+    return { status: this.#status, updated: this.#updated }
   }
 
   /** The scratch ids, grown to hold `length` (a million matches would leave 4 MB a call). */
@@ -493,8 +530,10 @@ export class SqliteRowKeys {
     this.#createdInIdOrder = true
     this.#lastId = 0
     this.#lastCreated = -Infinity
+    this.#byUpdate.reset(this.#idLimit)
     if (maxId > this.#idLimit) return false
     for (const row of this.#all.iterate()) this.#set(row)
+    this.#byUpdate.prepare(this.#updateKeys())
     this.#held = generation
     return true
   }
@@ -528,6 +567,7 @@ export class SqliteRowKeys {
       this.#statusNames[code] = status
     }
     const [heldCode, heldFirst, heldLast] = [this.#status[id]!, this.#first[id]!, this.#last[id]!]
+    const moved = !held || this.#updated[id] !== updatedAt
     if (!held || heldFirst !== firstEntry || heldLast !== lastEntry) {
       if (held) this.#words.remove(id, this.#wordsOf(heldFirst, heldLast))
       this.#words.add(id, this.#wordsOf(firstEntry, lastEntry))
@@ -547,6 +587,7 @@ export class SqliteRowKeys {
     this.#updated[id] = updatedAt
     this.#emails.set(id, email)
     this.#phones.set(id, phone)
+    this.#byUpdate.change(id, held ? heldCode : 0, code, moved, this.#updateKeys())
   }
 
   /** Forgets a deleted record. */
@@ -555,7 +596,9 @@ export class SqliteRowKeys {
     this.#words.remove(id, this.#wordsOf(this.#first[id]!, this.#last[id]!))
     this.#firstNames.remove(this.#first[id]!, this.#status[id]!, id)
     this.#lastNames.remove(this.#last[id]!, this.#status[id]!, id)
+    const code = this.#status[id]!
     this.#status[id] = 0
+    this.#byUpdate.change(id, code, 0, true, this.#updateKeys())
     this.#emails.delete(id)
     this.#phones.delete(id)
   }

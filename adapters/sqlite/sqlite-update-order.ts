@@ -1,0 +1,332 @@
+/** Places of the order counted together in the grid. */
+const BLOCK = 4096
+/** Ids counted together in the grid. */
+const BUCKET = 2048
+/**
+ * A record updated to a time before this many others of the order (a clock set back) marks the
+ * order for a rebuild rather than shifting them all.
+ */
+const MAX_SHIFT = 1024
+/** Holes left by updates and deletes at which the order is compacted (and half its places). */
+const MIN_HOLES = 65_536
+
+/** What the order reads of the records' copy, by id: the arrays it holds at the time. */
+export interface UpdateKeys {
+  /** Status code by id; 0 for no record. */
+  readonly status: Uint8Array
+  /** Update time by id. */
+  readonly updated: Float64Array
+}
+
+/**
+ * Every record's id in the order of a sort by update, (`updated_at`, id), kept as writes come,
+ * and counts of its places by block of the order, by status and by bucket of ids: the page of
+ * any range of ids (a date range, when records were created in id order) and status sorted by
+ * update is found from the counts of each block, then read from one or two blocks, at about the
+ * same cost wherever it lies; reading every record of the range, then selecting the page, cost
+ * 2.5–8 ms for a range of half a million ids.
+ *
+ * An update moves its record to the end of the order (its time is the latest, or one of those
+ * tied with it, placed by id), leaving a hole where it was; the holes are compacted once they
+ * are as many as the records, and a time far back (a clock set back) has the order sorted anew
+ * before its next use.
+ */
+export class UpdateOrder {
+  /** Ids by (update time, id); 0 for a hole. */
+  #order = new Int32Array(0)
+  #length = 0
+  #holes = 0
+  /** Place + 1 in the order by id; 0 for none. */
+  #place = new Int32Array(0)
+  /** Buckets of ids per row of the grid. */
+  #buckets = 0
+  /**
+   * By status code, a row per block of the order: cumulative counts over the buckets of ids,
+   * `#buckets + 1` of them, so that the records of a run of buckets in a block are two reads.
+   */
+  #grid: Int32Array[] = []
+  /** Blocks the grid's rows have room for. */
+  #blocks = 0
+  /** Whether the order must be sorted anew before it is used. */
+  #stale = true
+
+  /** Ids the grid counts: a larger one has the order sorted anew with room for it. */
+  #idLimit = 0
+
+  /**
+   * Forgets every record, for ids up to `idLimit`: the order is sorted anew from the copy's keys
+   * at `prepare` or its first use.
+   */
+  reset(idLimit: number): void {
+    this.#idLimit = idLimit
+    this.#stale = true
+    this.#order = new Int32Array(0)
+    this.#place = new Int32Array(0)
+    this.#grid = []
+    this.#length = 0
+    this.#holes = 0
+  }
+
+  /**
+   * Follows a write of record `id`: it held status `before` (0: no record), now `after` (0:
+   * deleted), and its update time changed (`moved`) or not; `keys` hold its new values.
+   */
+  change(id: number, before: number, after: number, moved: boolean, keys: UpdateKeys): void {
+    if (this.#stale) return
+    const place = id < this.#place.length ? this.#place[id]! - 1 : -1
+    if (before !== 0 && place >= 0) {
+      if (!moved && after !== 0) {
+        if (after !== before) {
+          this.#count(place, before, id, -1)
+          this.#count(place, after, id, 1)
+        }
+        return
+      }
+      this.#count(place, before, id, -1)
+      this.#order[place] = 0
+      this.#place[id] = 0
+      this.#holes++
+    }
+    if (after !== 0) this.#insert(id, after, keys)
+    if (this.#holes >= MIN_HOLES && this.#holes * 2 >= this.#length) this.#compact(keys)
+  }
+
+  /**
+   * The ids at places [start, end) of the records with ids in [first, last] and status `code`
+   * (0: any), in (update time, id) order, and how many such records there are; the caller's
+   * range must hold only records of its dates.
+   */
+  page(
+    first: number,
+    last: number,
+    code: number,
+    places: (total: number) => [number, number],
+    keys: UpdateKeys,
+  ): number[] {
+    this.prepare(keys)
+    const blocks = Math.ceil(this.#length / BLOCK)
+    const counts = new Int32Array(blocks)
+    const status = keys.status
+    // The two buckets the range starts and ends within, record by record.
+    const lowBucket = Math.floor(first / BUCKET)
+    const highBucket = Math.floor(last / BUCKET)
+    const edge = (from: number, to: number) => {
+      for (let id = from; id <= to && id < this.#place.length; id++) {
+        const held = status[id]!
+        if (held !== 0 && (code === 0 || held === code)) {
+          counts[((this.#place[id]! - 1) / BLOCK) | 0]!++
+        }
+      }
+    }
+    edge(first, Math.min(last, (lowBucket + 1) * BUCKET - 1))
+    if (highBucket > lowBucket) edge(highBucket * BUCKET, last)
+    // The buckets between, from the grid.
+    let total = 0
+    const width = this.#buckets + 1
+    for (let block = 0; block < blocks; block++) {
+      if (highBucket > lowBucket + 1) {
+        const row = block * width
+        for (const grid of code === 0 ? this.#grid : [this.#grid[code]]) {
+          if (grid !== undefined)
+            counts[block]! += grid[row + highBucket]! - grid[row + lowBucket + 1]!
+        }
+      }
+      total += counts[block]!
+    }
+    const [start, end] = places(total)
+    const page: number[] = []
+    let passed = 0
+    let block = 0
+    while (block < blocks && passed + counts[block]! <= start) passed += counts[block++]!
+    const order = this.#order
+    for (let at = block * BLOCK; at < this.#length && passed < end; at++) {
+      const id = order[at]!
+      if (id < first || id > last) continue
+      const held = status[id]!
+      if (held === 0 || (code !== 0 && held !== code)) continue
+      if (passed >= start) page.push(id)
+      passed++
+    }
+    return page
+  }
+
+  /**
+   * What reading a page of `limit` from the order costs against reading the `span` ids of its
+   * range, in ids read: the two edge buckets, the blocks' counts, and the order's places between
+   * the page's first and last.
+   */
+  cheaperThanRange(span: number, limit: number): boolean {
+    const length = Math.max(this.#length, 1)
+    const cost = 2 * BUCKET + length / BLOCK + BLOCK + (limit * length) / Math.max(span, 1)
+    return cost < span
+  }
+
+  /** Sorts the order now if it must be (at load, rather than at the first page asked for). */
+  prepare(keys: UpdateKeys): void {
+    if (this.#stale) this.#build(keys)
+  }
+
+  /** Sorts the records anew: by update time (a radix sort, stable), their ids ascending. */
+  #build(keys: UpdateKeys): void {
+    const { status, updated } = keys
+    let live = 0
+    let least = Infinity
+    let most = -Infinity
+    for (let id = 0; id < status.length; id++) {
+      if (status[id] === 0) continue
+      live++
+      least = Math.min(least, updated[id]!)
+      most = Math.max(most, updated[id]!)
+    }
+    const ids = new Int32Array(live)
+    let at = 0
+    for (let id = 0; id < status.length; id++) if (status[id] !== 0) ids[at++] = id
+    this.#order = new Int32Array(Math.max(BLOCK, live + (live >> 3)))
+    this.#order.set(live > 0 ? sortByKey(ids, updated, least, most) : ids)
+    this.#length = live
+    this.#holes = 0
+    this.#place = new Int32Array(status.length)
+    this.#buckets = Math.ceil((Math.max(this.#idLimit, status.length) + 1) / BUCKET)
+    this.#stale = false
+    this.#regrid(keys)
+  }
+
+  /** The holes taken out, the records' order kept. */
+  #compact(keys: UpdateKeys): void {
+    let kept = 0
+    for (let at = 0; at < this.#length; at++) {
+      const id = this.#order[at]!
+      if (id !== 0) this.#order[kept++] = id
+    }
+    this.#order.fill(0, kept, this.#length)
+    this.#length = kept
+    this.#holes = 0
+    this.#regrid(keys)
+  }
+
+  /** The places and the grid made again from the order. */
+  #regrid({ status }: UpdateKeys): void {
+    if (this.#place.length < status.length) this.#place = new Int32Array(status.length)
+    this.#place.fill(0)
+    this.#blocks = Math.max(1, Math.ceil(this.#order.length / BLOCK))
+    const width = this.#buckets + 1
+    this.#grid = []
+    for (let at = 0; at < this.#length; at++) {
+      const id = this.#order[at]!
+      if (id === 0) continue
+      this.#place[id] = at + 1
+      const grid = (this.#grid[status[id]!] ??= new Int32Array(this.#blocks * width))
+      grid[((at / BLOCK) | 0) * width + ((id / BUCKET) | 0) + 1]!++
+    }
+    for (const grid of this.#grid) {
+      if (grid === undefined) continue
+      for (let row = 0; row < grid.length; row += width) {
+        for (let bucket = 1; bucket < width; bucket++)
+          grid[row + bucket]! += grid[row + bucket - 1]!
+      }
+    }
+  }
+
+  /** Places `id` by its update time: at the end, or shifting the few later ones. */
+  #insert(id: number, code: number, { status, updated }: UpdateKeys): void {
+    if (id >= this.#buckets * BUCKET) {
+      this.#stale = true
+      return
+    }
+    const time = updated[id]!
+    let at = this.#length
+    while (at > 0) {
+      const other = this.#order[at - 1]!
+      if (other !== 0 && (updated[other]! < time || (updated[other] === time && other < id))) break
+      if (this.#length - at >= MAX_SHIFT) {
+        this.#stale = true
+        return
+      }
+      at--
+    }
+    if (this.#length === this.#order.length) this.#grow()
+    for (let from = this.#length - 1; from >= at; from--) {
+      const moving = this.#order[from]!
+      this.#order[from + 1] = moving
+      if (moving === 0) continue
+      this.#place[moving] = from + 2
+      if ((from + 1) % BLOCK === 0) {
+        const held = status[moving]!
+        this.#count(from, held, moving, -1)
+        this.#count(from + 1, held, moving, 1)
+      }
+    }
+    this.#length++
+    this.#order[at] = id
+    if (id >= this.#place.length) this.#growPlaces(id)
+    this.#place[id] = at + 1
+    this.#count(at, code, id, 1)
+  }
+
+  /** Adds `delta` to the count of `id` (of status `code`) at place `at`. */
+  #count(at: number, code: number, id: number, delta: number): void {
+    const width = this.#buckets + 1
+    const block = (at / BLOCK) | 0
+    if (block >= this.#blocks) this.#growGrid(block + 1)
+    const grid = (this.#grid[code] ??= new Int32Array(this.#blocks * width))
+    const row = block * width
+    for (let bucket = ((id / BUCKET) | 0) + 1; bucket < width; bucket++)
+      grid[row + bucket]! += delta
+  }
+
+  #grow(): void {
+    const grown = new Int32Array(Math.max(BLOCK, this.#order.length * 2))
+    grown.set(this.#order)
+    this.#order = grown
+  }
+
+  #growPlaces(id: number): void {
+    const grown = new Int32Array(Math.max(id + 1, this.#place.length * 2))
+    grown.set(this.#place)
+    this.#place = grown
+  }
+
+  #growGrid(blocks: number): void {
+    const to = Math.max(blocks, this.#blocks * 2)
+    const width = this.#buckets + 1
+    this.#grid = this.#grid.map((grid) => {
+      const grown = new Int32Array(to * width)
+      grown.set(grid)
+      return grown
+    })
+    this.#blocks = to
+  }
+}
+
+/**
+ * `ids` (ascending) by `keys[id]`, ties kept in id order: a radix sort of 16 bits a pass over
+ * the keys' offsets from `least`, when they are whole numbers (milliseconds); a comparison sort
+ * otherwise.
+ */
+function sortByKey(
+  ids: Int32Array,
+  keys: Float64Array,
+  least: number,
+  most: number,
+): Int32Array<ArrayBufferLike> {
+  const range = most - least
+  let whole = Number.isSafeInteger(range)
+  for (let i = 0; whole && i < ids.length; i++) whole = Number.isInteger(keys[ids[i]!]!)
+  if (!whole) return ids.sort((a, b) => keys[a]! - keys[b]! || a - b)
+  let from: Int32Array<ArrayBufferLike> = ids
+  let to: Int32Array<ArrayBufferLike> = new Int32Array(ids.length)
+  const counts = new Int32Array(65_537)
+  for (let shift = 1; shift <= range; shift *= 65_536) {
+    counts.fill(0)
+    for (let i = 0; i < from.length; i++) {
+      counts[(Math.floor((keys[from[i]!]! - least) / shift) & 0xffff) + 1]!++
+    }
+    for (let digit = 1; digit < counts.length; digit++) counts[digit]! += counts[digit - 1]!
+    for (let i = 0; i < from.length; i++) {
+      const id = from[i]!
+      to[counts[Math.floor((keys[id]! - least) / shift) & 0xffff]!++] = id
+    }
+    ;[from, to] = [to, from]
+  }
+  return from
+}
