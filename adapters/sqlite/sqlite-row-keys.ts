@@ -1,9 +1,9 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import type { BeneficiaryStatus, BeneficiarySummary, SortField } from '../../core/beneficiary.js'
+import type { BeneficiaryStatus, BeneficiarySummary } from '../../core/beneficiary.js'
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { byCodePoint } from './sqlite-counted-keys.js'
 import { parseWrittenIds } from './sqlite-counters.js'
-import { selectPage, type SortColumn } from './sqlite-page-selection.js'
+import { selectByGroup, selectPage, type SortGroups } from './sqlite-page-selection.js'
 import { SqliteTextColumn } from './sqlite-text-column.js'
 import { UpdateOrder, type UpdateKeys } from './sqlite-update-order.js'
 import { lowerBound, Postings, WordIndex } from './sqlite-word-index.js'
@@ -61,8 +61,6 @@ class NameRanks {
   readonly #sorted: number[] = []
   /** The ids of each entry's records, by status code (0: any), then by entry. */
   readonly #ids: Postings[][] = []
-  #ranks = new Float64Array(0)
-  #stale = false
 
   /**
    * The entry of a name, added in its place in the order when new; by raw name alone, since the
@@ -77,7 +75,6 @@ class NameRanks {
       this.#raws.push(raw)
       this.#words.push(sortKey.split(' ').filter((word) => word.length > 0))
       this.#sorted.splice(this.#placeOf(sortKey, raw), 0, entry)
-      this.#stale = true
     }
     return entry
   }
@@ -127,17 +124,6 @@ class NameRanks {
   /** The search words of an entry's name. */
   words(entry: number): readonly string[] {
     return this.#words[entry]!
-  }
-
-  /** The rank of every entry in the order, by entry. */
-  ranks(): Float64Array {
-    if (this.#stale || this.#ranks.length !== this.#sorted.length) {
-      const ranks = new Float64Array(this.#sorted.length)
-      this.#sorted.forEach((entry, rank) => (ranks[entry] = rank))
-      this.#ranks = ranks
-      this.#stale = false
-    }
-    return this.#ranks
   }
 
   #placeOf(sortKey: string, raw: string): number {
@@ -265,7 +251,9 @@ export class SqliteRowKeys {
     const page =
       query.sort === 'id' || (query.sort === 'created_at' && this.#createdInIdOrder)
         ? Array.from(ids.subarray(start, end))
-        : selectPage(ids, this.#column(query.sort), start, end)
+        : query.sort === 'created_at'
+          ? selectPage(ids, { byId: this.#created }, start, end)
+          : selectByGroup(ids, this.#groups(query.sort), start, end)
     return query.descending ? page.reverse() : page
   }
 
@@ -472,18 +460,12 @@ export class SqliteRowKeys {
     return low
   }
 
-  /** The sort key of every record for a sort by `sort` other than id: a time, or a name's rank. */
-  #column(sort: Exclude<SortField, 'id'>): SortColumn {
-    switch (sort) {
-      case 'created_at':
-        return { byId: this.#created }
-      case 'updated_at':
-        return { byId: this.#updated }
-      case 'first_name':
-        return { byId: this.#firstNames.ranks(), via: this.#first }
-      case 'last_name':
-        return { byId: this.#lastNames.ranks(), via: this.#last }
-    }
+  /** The records in the order of a sort by a name (by name entry) or by update (by block). */
+  #groups(sort: 'first_name' | 'last_name' | 'updated_at'): SortGroups {
+    if (sort === 'updated_at') return this.#byUpdate.groups(this.#updateKeys())
+    const [names, via] =
+      sort === 'first_name' ? [this.#firstNames, this.#first] : [this.#lastNames, this.#last]
+    return { via, shift: 0, groups: names.size, inOrder: names.inOrder() }
   }
 
   /** Applies the ids written after the generation held; false when the log does not cover them. */

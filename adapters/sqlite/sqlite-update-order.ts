@@ -1,5 +1,8 @@
-/** Places of the order counted together in the grid. */
-const BLOCK = 4096
+import type { SortGroups } from './sqlite-page-selection.js'
+
+/** Places of the order counted together in the grid (a power of two: `BLOCK_BITS`). */
+const BLOCK_BITS = 12
+const BLOCK = 1 << BLOCK_BITS
 /** Ids counted together in the grid. */
 const BUCKET = 2048
 /**
@@ -148,6 +151,16 @@ export class UpdateOrder {
       passed++
     }
     return page
+  }
+
+  /**
+   * The records in the order by update as groups of a sort (`selectByGroup`): blocks of places,
+   * each id ordered within its block by its place.
+   */
+  groups(keys: UpdateKeys): SortGroups {
+    this.prepare(keys)
+    const groups = (this.#length >> BLOCK_BITS) + 1
+    return { via: this.#place, shift: BLOCK_BITS, groups, within: this.#place }
   }
 
   /**

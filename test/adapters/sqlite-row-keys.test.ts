@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { openSqliteStorage, type SqliteStorage } from '../../adapters/sqlite/index.js'
-import { selectPage, type SortColumn } from '../../adapters/sqlite/sqlite-page-selection.js'
+import {
+  selectByGroup,
+  selectPage,
+  type SortColumn,
+} from '../../adapters/sqlite/sqlite-page-selection.js'
 import { WordIndex } from '../../adapters/sqlite/sqlite-word-index.js'
 import type { BeneficiaryStatus, SortField } from '../../core/beneficiary.js'
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
@@ -47,6 +51,43 @@ describe('selectPage', () => {
       const before = Int32Array.from(ids)
       assert.deepEqual(selectPage(ids, column, start, end), sorted.slice(start, end))
       assert.deepEqual(ids, before, 'the ids are read, not changed')
+    }
+  })
+})
+
+describe('selectByGroup', () => {
+  it('gives the places of a page as a full sort by group rank, then id or place within, does', () => {
+    const random = new Random(12)
+    for (let round = 0; round < 300; round++) {
+      const length = round % 3 === 0 ? random.between(2_000, 9_000) : random.between(0, 400)
+      const ids = Int32Array.from(
+        new Set(Array.from({ length }, () => random.between(1, 50_000))),
+      ).sort()
+      // Names: few groups in a shuffled order, ids within. Update order: a place per id, in
+      // blocks of 2^shift places, ordered by place within.
+      const byPlace = round % 2 === 1
+      const shift = byPlace ? random.between(0, 8) : 0
+      const via = new Int32Array(50_001)
+      let inOrder: number[] | undefined
+      let groups: number
+      if (byPlace) {
+        const places = Array.from({ length: 50_001 }, (_, id) => id).sort(() => random.next() - 0.5)
+        places.forEach((place, id) => (via[id] = place))
+        groups = (50_000 >> shift) + 1
+      } else {
+        groups = random.between(1, 60)
+        for (let id = 0; id <= 50_000; id++) via[id] = random.between(0, groups - 1)
+        inOrder = Array.from({ length: groups }, (_, group) => group).sort(
+          () => random.next() - 0.5,
+        )
+      }
+      const rank = new Map(inOrder?.map((group, at) => [group, at]))
+      const keyOf = (id: number) => (byPlace ? via[id]! : rank.get(via[id]!)! * 100_000 + id)
+      const sorted = Array.from(ids).sort((a, b) => keyOf(a) - keyOf(b))
+      const start = random.between(0, ids.length + 2)
+      const end = start + random.between(0, 120)
+      const sort = { via, shift, groups, inOrder, within: byPlace ? via : undefined }
+      assert.deepEqual(selectByGroup(ids, sort, start, end), sorted.slice(start, end))
     }
   })
 })
