@@ -16,7 +16,7 @@ type Count = SqliteQuery<{ n: number }>
  * Ids of filtered matches kept at most, across searches, between two changes of the database
  * (16 MB): a filtered search's next page, or its next sort, filters them once.
  */
-const MAX_KEPT_MATCH_IDS = 4_000_000
+export const MAX_KEPT_MATCH_IDS = 4_000_000
 
 /**
  * The listing with a search (D16), answered from the connection's copy of the records' search
@@ -32,8 +32,7 @@ export class SqliteListSearch {
   readonly #keys: SqliteRowKeys
   readonly #counts = new Map<string, Count>()
   /** Filtered match ids by search and filters, from the totals' `epoch` (`#keptEpoch`). */
-  readonly #kept = new Map<string, Int32Array>()
-  #keptIds = 0
+  readonly #kept = new KeptMatches()
   #keptEpoch = -1
 
   constructor(
@@ -115,21 +114,15 @@ export class SqliteListSearch {
     if (this.#keptEpoch !== this.#totals.epoch) {
       this.#keptEpoch = this.#totals.epoch
       this.#kept.clear()
-      this.#keptIds = 0
     }
     const key = `${terms.join(' ')}\u0000${status}\u0000${from}\u0000${before}`
-    let ids = this.#kept.get(key)
-    if (ids === undefined) {
-      const matches = this.#keys.search(terms)
-      ids = filtered ? this.#keys.filter(matches, status, from, before) : matches
-      if (this.#keptIds + ids.length > MAX_KEPT_MATCH_IDS) {
-        this.#kept.clear()
-        this.#keptIds = 0
-      }
-      this.#kept.set(key, ids)
-      this.#keptIds += ids.length
-    }
-    return ids
+    const kept = this.#kept.get(key)
+    if (kept !== undefined) return kept
+    const matches = this.#keys.search(terms)
+    return this.#kept.keep(
+      key,
+      filtered ? this.#keys.filter(matches, status, from, before) : matches,
+    )
   }
 
   /** The known places of the matches of `values.match`, remembered as long as the totals. */
@@ -238,3 +231,48 @@ function isSearchable(term: string): boolean {
 
 const SEARCHABLE = /^[\p{L}\p{N}]+$/u
 const ASCII_CAPITALS = /[A-Z]/
+
+/**
+ * Match ids kept by key, copied one after the other into one array (grown to hold
+ * {@link MAX_KEPT_MATCH_IDS} at most) and forgotten all at once: one buffer for all of them,
+ * where an array each, made and let go at every search of several words or with filters, had
+ * V8 sweep tens of thousands of buffers (a full collection every 300 ms, pausing 5–12 ms).
+ */
+export class KeptMatches {
+  /** Where each key's ids start in `#ids`, and how many. */
+  readonly #places = new Map<string, [start: number, length: number]>()
+  #ids = new Int32Array(0)
+  #used = 0
+
+  get(key: string): Int32Array | undefined {
+    const place = this.#places.get(key)
+    return place === undefined ? undefined : this.#ids.subarray(place[0], place[0] + place[1])
+  }
+
+  /** Keeps a copy of `ids` (which may be a scratch array) under `key`, and returns it. */
+  keep(key: string, ids: Int32Array): Int32Array {
+    // Too many for the most kept: returned as they are, for this call alone.
+    if (ids.length > MAX_KEPT_MATCH_IDS) return ids
+    const needed = this.#used + ids.length
+    if (needed > this.#ids.length) {
+      if (needed > MAX_KEPT_MATCH_IDS) this.clear()
+      else {
+        const grown = new Int32Array(Math.min(MAX_KEPT_MATCH_IDS, Math.max(needed, 65_536) * 2))
+        grown.set(this.#ids.subarray(0, this.#used))
+        this.#ids = grown
+      }
+    }
+    if (this.#used + ids.length > this.#ids.length) {
+      this.#ids = new Int32Array(Math.min(MAX_KEPT_MATCH_IDS, Math.max(ids.length, 65_536) * 2))
+    }
+    this.#ids.set(ids, this.#used)
+    this.#places.set(key, [this.#used, ids.length])
+    this.#used += ids.length
+    return this.#ids.subarray(this.#used - ids.length, this.#used)
+  }
+
+  clear(): void {
+    this.#places.clear()
+    this.#used = 0
+  }
+}
