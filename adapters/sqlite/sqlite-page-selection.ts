@@ -59,7 +59,7 @@ let slots = new Int32Array(0)
  * Within a group, ids go in their order, or by `within[id]` when given.
  */
 export interface SortGroups {
-  readonly via: Int32Array
+  readonly via: Int32Array | Uint16Array
   readonly shift: number
   readonly groups: number
   readonly inOrder?: readonly number[] | undefined

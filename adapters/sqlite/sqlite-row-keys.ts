@@ -51,6 +51,9 @@ function placesOf(query: ListQuery, total: number): [number, number] {
 
 const EMPTY_IDS = new Int32Array(0)
 
+/** Name entries by id. */
+type EntryIds = Uint16Array | Int32Array
+
 /** What a scratch array of `SqliteRowKeys` is for: two at once must not share one. */
 type ScratchUse = 'range' | 'search' | 'searchAgain' | 'filter'
 
@@ -199,8 +202,12 @@ export class SqliteRowKeys {
   #words = new WordIndex()
   #created = new Float64Array(0)
   #updated = new Float64Array(0)
-  #first = new Int32Array(0)
-  #last = new Int32Array(0)
+  /**
+   * Each record's name entries: 16 bits while every entry fits (half the memory, and a page
+   * sorted by name reads one by match, which miss the caches half as often), 32 bits after.
+   */
+  #first: EntryIds = new Uint16Array(0)
+  #last: EntryIds = new Uint16Array(0)
   /**
    * Both name entries of each record in one number, first << 16 | last: a search's test of a
    * match's names reads one place by id, not two (each a cache miss: half the test's time). Read
@@ -540,8 +547,8 @@ export class SqliteRowKeys {
     this.#words = new WordIndex()
     this.#created = new Float64Array(0)
     this.#updated = new Float64Array(0)
-    this.#first = new Int32Array(0)
-    this.#last = new Int32Array(0)
+    this.#first = new Uint16Array(0)
+    this.#last = new Uint16Array(0)
     this.#pairs = new Int32Array(0)
     this.#emails = new SqliteTextColumn()
     this.#phones = new SqliteTextColumn()
@@ -601,6 +608,10 @@ export class SqliteRowKeys {
       if (held) names.remove(from, heldCode, id)
       names.add(to, code, id)
     }
+    if ((firstEntry > 0xffff || lastEntry > 0xffff) && this.#first instanceof Uint16Array) {
+      this.#first = Int32Array.from(this.#first)
+      this.#last = Int32Array.from(this.#last)
+    }
     this.#first[id] = firstEntry
     this.#last[id] = lastEntry
     this.#pairs[id] = (firstEntry << 16) | (lastEntry & 0xffff)
@@ -632,15 +643,22 @@ export class SqliteRowKeys {
 
   #grow(id: number): void {
     const length = Math.max(1024, id + 1, Math.ceil(this.#created.length * 1.5))
-    const grown = <T extends Uint8Array | Float64Array | Int32Array>(array: T, to: T): T => {
+    const grown = <T extends Uint8Array | Uint16Array | Float64Array | Int32Array>(
+      array: T,
+      to: T,
+    ): T => {
       to.set(array)
       return to
     }
+    const entries = (array: EntryIds): EntryIds =>
+      array instanceof Uint16Array
+        ? grown(array, new Uint16Array(length))
+        : grown(array, new Int32Array(length))
     this.#status = grown(this.#status, new Uint8Array(length))
     this.#created = grown(this.#created, new Float64Array(length))
     this.#updated = grown(this.#updated, new Float64Array(length))
-    this.#first = grown(this.#first, new Int32Array(length))
-    this.#last = grown(this.#last, new Int32Array(length))
+    this.#first = entries(this.#first)
+    this.#last = entries(this.#last)
     this.#pairs = grown(this.#pairs, new Int32Array(length))
     this.#emails.grow(length)
     this.#phones.grow(length)

@@ -41,6 +41,11 @@ export class UpdateOrder {
   #holes = 0
   /** Place + 1 in the order by id; 0 for none. */
   #place = new Int32Array(0)
+  /**
+   * The block of each id's place, in 16 bits (while blocks are fewer than 65,536): what a page
+   * sorted by update reads by match, half the memory of the places, so missing the caches less.
+   */
+  #blockOf = new Uint16Array(0)
   /** Buckets of ids per row of the grid. */
   #buckets = 0
   /**
@@ -65,6 +70,7 @@ export class UpdateOrder {
     this.#stale = true
     this.#order = new Int32Array(0)
     this.#place = new Int32Array(0)
+    this.#blockOf = new Uint16Array(0)
     this.#grid = []
     this.#length = 0
     this.#holes = 0
@@ -160,7 +166,9 @@ export class UpdateOrder {
   groups(keys: UpdateKeys): SortGroups {
     this.prepare(keys)
     const groups = (this.#length >> BLOCK_BITS) + 1
-    return { via: this.#place, shift: BLOCK_BITS, groups, within: this.#place }
+    return groups <= 0x10000
+      ? { via: this.#blockOf, shift: 0, groups, within: this.#place }
+      : { via: this.#place, shift: BLOCK_BITS, groups, within: this.#place }
   }
 
   /**
@@ -199,6 +207,7 @@ export class UpdateOrder {
     this.#length = live
     this.#holes = 0
     this.#place = new Int32Array(status.length)
+    this.#blockOf = new Uint16Array(status.length)
     this.#buckets = Math.ceil((Math.max(this.#idLimit, status.length) + 1) / BUCKET)
     this.#stale = false
     this.#regrid(keys)
@@ -219,7 +228,10 @@ export class UpdateOrder {
 
   /** The places and the grid made again from the order. */
   #regrid({ status }: UpdateKeys): void {
-    if (this.#place.length < status.length) this.#place = new Int32Array(status.length)
+    if (this.#place.length < status.length) {
+      this.#place = new Int32Array(status.length)
+      this.#blockOf = new Uint16Array(status.length)
+    }
     this.#place.fill(0)
     this.#blocks = Math.max(1, Math.ceil(this.#order.length / BLOCK))
     const width = this.#buckets + 1
@@ -228,6 +240,7 @@ export class UpdateOrder {
       const id = this.#order[at]!
       if (id === 0) continue
       this.#place[id] = at + 1
+      this.#blockOf[id] = at >> BLOCK_BITS
       const grid = (this.#grid[status[id]!] ??= new Int32Array(this.#blocks * width))
       grid[((at / BLOCK) | 0) * width + ((id / BUCKET) | 0) + 1]!++
     }
@@ -263,6 +276,7 @@ export class UpdateOrder {
       this.#order[from + 1] = moving
       if (moving === 0) continue
       this.#place[moving] = from + 2
+      this.#blockOf[moving] = (from + 1) >> BLOCK_BITS
       if ((from + 1) % BLOCK === 0) {
         const held = status[moving]!
         this.#count(from, held, moving, -1)
@@ -273,6 +287,7 @@ export class UpdateOrder {
     this.#order[at] = id
     if (id >= this.#place.length) this.#growPlaces(id)
     this.#place[id] = at + 1
+    this.#blockOf[id] = at >> BLOCK_BITS
     this.#count(at, code, id, 1)
   }
 
@@ -294,9 +309,13 @@ export class UpdateOrder {
   }
 
   #growPlaces(id: number): void {
-    const grown = new Int32Array(Math.max(id + 1, this.#place.length * 2))
+    const length = Math.max(id + 1, this.#place.length * 2)
+    const grown = new Int32Array(length)
     grown.set(this.#place)
     this.#place = grown
+    const blocks = new Uint16Array(length)
+    blocks.set(this.#blockOf)
+    this.#blockOf = blocks
   }
 
   #growGrid(blocks: number): void {

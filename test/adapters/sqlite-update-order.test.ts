@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { selectByGroup } from '../../adapters/sqlite/sqlite-page-selection.js'
 import { UpdateOrder, type UpdateKeys } from '../../adapters/sqlite/sqlite-update-order.js'
 import { Random } from '../support/random.js'
 
@@ -66,6 +67,18 @@ class Records {
         this.keys,
       )
       assert.deepEqual(page, this.expected(first, last, code, ...places), `query ${query}`)
+      // Any set of records (a search's matches), paged by update through the order's groups.
+      const share = random.next()
+      const ids = Int32Array.from([...this.ids].filter(() => random.next() < share)).sort()
+      const start = random.between(0, ids.length)
+      const end = start + random.between(0, 150)
+      const { updated } = this.keys
+      const sorted = Array.from(ids).sort((a, b) => updated[a]! - updated[b]! || a - b)
+      assert.deepEqual(
+        selectByGroup(ids, this.order.groups(this.keys), start, end),
+        sorted.slice(start, end),
+        `matches of query ${query}`,
+      )
     }
   }
 }
