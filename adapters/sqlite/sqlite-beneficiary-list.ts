@@ -10,7 +10,7 @@ import { NO_LOWER, NO_UPPER } from './sqlite-list-range.js'
 import { SqliteListSearch } from './sqlite-list-search.js'
 import { DEEP_OFFSET, SqliteListSeek } from './sqlite-list-seek.js'
 import { SqliteListTotals } from './sqlite-list-totals.js'
-import { SqliteRowKeys } from './sqlite-row-keys.js'
+import { SqliteRowKeys, type IdRange } from './sqlite-row-keys.js'
 
 /**
  * Ids between a date range's bounds up to which its pages sorted by anything but id come from
@@ -92,12 +92,12 @@ export class SqliteBeneficiaryList {
     if (dates && total === this.#totals.total(query.status, NO_LOWER, NO_UPPER)) {
       ;[from, before, dates] = [NO_LOWER, NO_UPPER, false]
     }
-    if (dates && query.sort !== 'id') {
+    if (dates || query.status !== undefined) {
       const { lo, hi } = this.#totals.idBounds(query.status, from, before)
       if (lo !== null && hi !== null) {
-        const items = this.#inRangeFromCopy(query, from, before, lo, hi)
+        const items = this.#inRangeFromCopy(query, { lo, hi, status: query.status, from, before })
         if (items !== undefined) return { items, total }
-        if (query.sort === 'first_name' || query.sort === 'last_name') {
+        if (dates && (query.sort === 'first_name' || query.sort === 'last_name')) {
           return { items: this.#nameRange.page(query, from, before, lo, hi, total), total }
         }
       }
@@ -154,33 +154,29 @@ export class SqliteBeneficiaryList {
   }
 
   /**
-   * A date range sorted by anything but id, from the copy of the records' keys. Sorted by a
-   * name, from each name's ids while records were created in id order and names are few against
-   * the range's ids (`SqliteRowKeys.namePage`); by update, from the order by update kept as writes
-   * come (`SqliteRowKeys.updatePage`) unless the range is narrow; else the records of the range's
-   * ids (between the bounds its days' counters keep, about 2 ns each) sorted at the page's places
-   * (`selectPage`, about 5 ns each): when those ids are few, where SQL's plans cost a millisecond
-   * or more for a few thousand matches (a name order counted name by name, a status filter
-   * checked along the creation index), and for `updated_at` whenever the update order cannot
-   * answer, since its index walk passes rows by the hundred thousand when the range's records
-   * were updated together (recent updates come first, old records' ranges last): 56 ms for a page
-   * 6,000 rows deep in 128,000. `undefined` when no copy is kept, or for a name or creation order
-   * over many ids (SQL's plans then).
+   * A date range or a status, from the copy of the records' keys. Sorted by id (or creation, in
+   * id order), from the records' counts by bucket of ids (`SqliteRowKeys.idPage`); by a name,
+   * from each name's ids while names are few against the range's ids (`namePage`); by update,
+   * from the order by update kept as writes come (`updatePage`) unless the range is narrow; else,
+   * for a date range, the records of its ids (between the bounds its days' counters keep, about
+   * 2 ns each) sorted at the page's places (`selectPage`, about 5 ns each): when those ids are
+   * few, where SQL's plans cost a millisecond or more for a few thousand matches (a name order
+   * counted name by name, a status filter checked along the creation index), and for
+   * `updated_at` whenever the update order cannot answer, since its index walk passes rows by the
+   * hundred thousand when the range's records were updated together (recent updates come first,
+   * old records' ranges last): 56 ms for a page 6,000 rows deep in 128,000. `undefined` when no
+   * copy is kept, or for a name or creation order over many ids (SQL's plans then).
    */
-  #inRangeFromCopy(
-    query: ListQuery,
-    from: number,
-    before: number,
-    lo: number,
-    hi: number,
-  ): BeneficiarySummary[] | undefined {
+  #inRangeFromCopy(query: ListQuery, range: IdRange): BeneficiarySummary[] | undefined {
     if (!this.#keys.refresh()) return undefined
-    const range = { lo, hi, status: query.status, from, before }
-    const names = query.sort === 'first_name' || query.sort === 'last_name'
+    const dates = range.from !== NO_LOWER || range.before !== NO_UPPER
     const ids =
-      (names ? this.#keys.namePage(range, query) : undefined) ??
+      this.#keys.idPage(range, query) ??
+      (query.sort === 'first_name' || query.sort === 'last_name'
+        ? this.#keys.namePage(range, query)
+        : undefined) ??
       (query.sort === 'updated_at' ? this.#keys.updatePage(range, query) : undefined) ??
-      (hi - lo < COPY_SPAN || query.sort === 'updated_at'
+      (dates && (range.hi - range.lo < COPY_SPAN || query.sort === 'updated_at')
         ? this.#keys.rangePage(range, query)
         : undefined)
     return ids === undefined ? undefined : this.#keys.summaries(ids)
