@@ -92,14 +92,13 @@ export class SqliteBeneficiaryList {
     if (dates && total === this.#totals.total(query.status, NO_LOWER, NO_UPPER)) {
       ;[from, before, dates] = [NO_LOWER, NO_UPPER, false]
     }
-    if (dates || query.status !== undefined) {
-      const { lo, hi } = this.#totals.idBounds(query.status, from, before)
-      if (lo !== null && hi !== null) {
-        const items = this.#inRangeFromCopy(query, { lo, hi, status: query.status, from, before })
-        if (items !== undefined) return { items, total }
-        if (dates && (query.sort === 'first_name' || query.sort === 'last_name')) {
-          return { items: this.#nameRange.page(query, from, before, lo, hi, total), total }
-        }
+    // From the copy when one is kept; SQL's plans otherwise, and for what the copy leaves to them.
+    const { lo, hi } = this.#totals.idBounds(query.status, from, before)
+    if (lo !== null && hi !== null) {
+      const items = this.#inRangeFromCopy(query, { lo, hi, status: query.status, from, before })
+      if (items !== undefined) return { items, total }
+      if (dates && (query.sort === 'first_name' || query.sort === 'last_name')) {
+        return { items: this.#nameRange.page(query, from, before, lo, hi, total), total }
       }
     }
     let { page, reversed } = fromNearerEnd(query, total)
@@ -154,7 +153,7 @@ export class SqliteBeneficiaryList {
   }
 
   /**
-   * A date range or a status, from the copy of the records' keys. Sorted by id (or creation, in
+   * A list without a search (any status, dates and sort), from the copy of the records' keys. Sorted by id (or creation, in
    * id order), from the records' counts by bucket of ids (`SqliteRowKeys.idPage`); by a name,
    * from each name's ids while names are few against the range's ids (`namePage`); by update,
    * from the order by update kept as writes come (`updatePage`) unless the range is narrow; else,
