@@ -17,8 +17,6 @@ type Count = SqliteQuery<{ n: number }>
  * (16 MB): a filtered search's next page, or its next sort, filters them once.
  */
 export const MAX_KEPT_MATCH_IDS = 4_000_000
-/** Searches and sorts remembered as asked for once, at most. */
-const MAX_SEEN = 16_384
 
 /**
  * The listing with a search (D16), answered from the connection's copy of the records' search
@@ -35,10 +33,6 @@ export class SqliteListSearch {
   readonly #counts = new Map<string, Count>()
   /** Filtered match ids by search and filters, from the totals' `epoch` (`#keptEpoch`). */
   readonly #kept = new KeptMatches()
-  /** Matches arranged in a sort's order (`#sortedPage`), kept like `#kept`. */
-  readonly #arranged = new KeptMatches()
-  /** The searches and sorts asked for once since the database changed (`#sortedPage`). */
-  readonly #seen = new Set<string>()
   #keptEpoch = -1
 
   constructor(
@@ -102,39 +96,10 @@ export class SqliteListSearch {
 
   /** A page from the copy of the records' words and keys. */
   #pageFromCopy(query: ListQuery, terms: readonly string[]): Page<BeneficiarySummary> {
-    // What is kept goes as soon as the database changed.
-    if (this.#keptEpoch !== this.#totals.epoch) {
-      this.#keptEpoch = this.#totals.epoch
-      this.#kept.clear()
-      this.#arranged.clear()
-      this.#seen.clear()
-    }
     const ids = this.#matchesOf(query, terms)
     const total = ids.length
     if (total === 0 || query.offset >= total) return { items: [], total }
-    return { items: this.#keys.summaries(this.#sortedPage(query, terms, ids)), total }
-  }
-
-  /**
-   * The page of `query` among its matches `ids`. Sorted by name or update, a search asked for a
-   * second time (another page, the other direction) has its matches arranged in that order and
-   * kept until the database changes, so that its next pages are slices (`SqliteRowKeys.arrange`):
-   * the first time, only the page is selected (a third cheaper than arranging them all).
-   */
-  #sortedPage(query: ListQuery, terms: readonly string[], ids: Int32Array): number[] {
-    if (query.sort === 'id' || query.sort === 'created_at') return this.#keys.page(ids, query)
-    const { status, createdFrom: from = NO_LOWER, createdBefore: before = NO_UPPER } = query
-    const key = `${terms.join(' ')}\u0000${status}\u0000${from}\u0000${before}\u0000${query.sort}`
-    const arranged = this.#arranged.get(key)
-    if (arranged !== undefined) return this.#keys.pageOfArranged(arranged, ids.length, query)
-    if (this.#seen.has(key)) {
-      const made = this.#keys.arrange(ids, query.sort)
-      return this.#keys.pageOfArranged(this.#arranged.keep(key, made), ids.length, query)
-    } else {
-      if (this.#seen.size >= MAX_SEEN) this.#seen.clear()
-      this.#seen.add(key)
-    }
-    return this.#keys.page(ids, query)
+    return { items: this.#keys.summaries(this.#keys.page(ids, query)), total }
   }
 
   /**
@@ -146,6 +111,10 @@ export class SqliteListSearch {
     const { status, createdFrom: from = NO_LOWER, createdBefore: before = NO_UPPER } = query
     const filtered = status !== undefined || from !== NO_LOWER || before !== NO_UPPER
     if (!filtered && new Set(terms).size === 1) return this.#keys.search(terms)
+    if (this.#keptEpoch !== this.#totals.epoch) {
+      this.#keptEpoch = this.#totals.epoch
+      this.#kept.clear()
+    }
     const key = `${terms.join(' ')}\u0000${status}\u0000${from}\u0000${before}`
     const kept = this.#kept.get(key)
     if (kept !== undefined) return kept

@@ -78,15 +78,26 @@ export interface SortGroups {
  */
 export function selectByGroup(
   ids: Int32Array,
-  sort: SortGroups,
+  { via, shift, groups, inOrder, within }: SortGroups,
   start: number,
   end: number,
 ): number[] {
   const last = Math.min(end, ids.length)
   if (start >= last) return []
-  const { groups, within } = sort
-  const counts = countGroups(ids, sort)
-  const groupAtRank = rankOrder(sort)
+  if (groupOf.length < ids.length) groupOf = new Int32Array(ids.length + (ids.length >> 2))
+  if (groupCounts.length < groups) {
+    groupCounts = new Int32Array(groups + (groups >> 2))
+    slots = new Int32Array(groups + (groups >> 2))
+  }
+  // Module bindings read into constants: a loop reads a constant once, a binding at every turn.
+  const [groupAt, counts, slotOf] = [groupOf, groupCounts, slots]
+  counts.fill(0, 0, groups)
+  for (let i = 0; i < ids.length; i++) {
+    const group = via[ids[i]!]! >> shift
+    groupAt[i] = group
+    counts[group]!++
+  }
+  const groupAtRank = (rank: number) => (inOrder === undefined ? rank : inOrder[rank]!)
   // The ranks [first, final] hold the places [start, last); `skipped` ids rank before them.
   let first = 0
   let skipped = 0
@@ -97,7 +108,6 @@ export function selectByGroup(
   // Each group's next place among those kept; -1 for the groups of no rank kept, most of them:
   // the branch on it is rarely mispredicted (an id written unconditionally, with a step of 0
   // for the groups not kept, chained every turn through the slot just written: twice as slow).
-  const slotOf = slots
   slotOf.fill(-1, 0, groups)
   let place = 0
   for (let rank = first; rank <= final; rank++) {
@@ -106,134 +116,20 @@ export function selectByGroup(
     place += counts[group]!
   }
   reserve(place)
-  scatter(ids, keptIds, slotOf)
-  return pageOfGroups(keptIds, within, place, start - skipped, last - skipped)
-}
-
-/**
- * `ids` (ascending) arranged in the order of `sort`'s groups, for a search whose next pages are
- * read from it (`pageOfArrangement`), packed in one array: the number of ranks R, where each
- * rank's ids start (R + 1 places), then the ids, ascending within a group. Sorted by name, that
- * is the whole order; by update, a block's ids are sorted by place when a page reads them. In a
- * scratch array that the next call reuses: keep a copy.
- */
-export function arrangeByGroup(ids: Int32Array, sort: SortGroups): Int32Array {
-  const { groups } = sort
-  const counts = countGroups(ids, sort)
-  const groupAtRank = rankOrder(sort)
-  const header = groups + 2
-  if (arranged.length < header + ids.length) {
-    arranged = new Int32Array(header + ids.length + ((header + ids.length) >> 2))
-  }
-  const packed = arranged
-  packed[0] = groups
-  let place = 0
-  for (let rank = 0; rank < groups; rank++) {
-    const group = groupAtRank(rank)
-    packed[1 + rank] = place
-    slots[group] = header + place
-    place += counts[group]!
-  }
-  packed[1 + groups] = place
-  scatter(ids, packed, slots)
-  return packed.subarray(0, header + ids.length)
-}
-
-/**
- * The ids at places [start, end) of an arrangement (`arrangeByGroup`) of the same sort: a slice,
- * and for a sort with an order `within` groups (by update), the page's groups sorted first.
- */
-export function pageOfArrangement(
-  packed: Int32Array,
-  within: Int32Array | undefined,
-  start: number,
-  end: number,
-): number[] {
-  const ranks = packed[0]!
-  const starts = packed.subarray(1, ranks + 2)
-  const ids = packed.subarray(ranks + 2)
-  const last = Math.min(end, ids.length)
-  if (start >= last) return []
-  if (within === undefined) return Array.from(ids.subarray(start, last))
-  // The ranks holding the places [start, last), by binary search of their starts.
-  const rankAt = (place: number) => {
-    let low = 0
-    let high = ranks - 1
-    while (low < high) {
-      const middle = (low + high + 1) >>> 1
-      if (starts[middle]! <= place) low = middle
-      else high = middle - 1
-    }
-    return low
-  }
-  const from = starts[rankAt(start)]!
-  const to = starts[rankAt(last - 1) + 1]!
-  reserve(to - from)
-  keptIds.set(ids.subarray(from, to))
-  return pageOfGroups(keptIds, within, to - from, start - from, last - from)
-}
-
-/** Work array of `arrangeByGroup`. */
-let arranged = new Int32Array(0)
-
-/**
- * Counts `ids` by group of `sort` into `groupCounts`, and writes each one's group to `groupOf`
- * in a loop that does nothing else (the one read by id).
- */
-function countGroups(ids: Int32Array, { via, shift, groups }: SortGroups): Int32Array {
-  if (groupOf.length < ids.length) groupOf = new Int32Array(ids.length + (ids.length >> 2))
-  if (groupCounts.length < groups) {
-    groupCounts = new Int32Array(groups + (groups >> 2))
-    slots = new Int32Array(groups + (groups >> 2))
-  }
-  // Module bindings read into constants: a loop reads a constant once, a binding at every turn.
-  const [groupAt, counts] = [groupOf, groupCounts]
-  counts.fill(0, 0, groups)
-  for (let i = 0; i < ids.length; i++) {
-    const group = via[ids[i]!]! >> shift
-    groupAt[i] = group
-    counts[group]!++
-  }
-  return counts
-}
-
-/** The group at each rank of a sort. */
-function rankOrder({ inOrder }: SortGroups): (rank: number) => number {
-  return inOrder === undefined ? (rank) => rank : (rank) => inOrder[rank]!
-}
-
-/**
- * Each of `ids` written to `to` at its group's slot (`groupOf` read in order), which then moves
- * on; a group of slot -1 is passed.
- */
-function scatter(ids: Int32Array, to: Int32Array, slotOf: Int32Array): void {
-  const groupAt = groupOf
+  const kept = keptIds
   for (let i = 0; i < ids.length; i++) {
     const slot = slotOf[groupAt[i]!]!
     if (slot >= 0) {
-      to[slot] = ids[i]!
+      kept[slot] = ids[i]!
       slotOf[groupAt[i]!] = slot + 1
     }
   }
-}
-
-/**
- * The places [start, end) of the `length` ids of whole groups at the start of `kept`: sorted by
- * `within` first, for a sort with an order within groups.
- */
-function pageOfGroups(
-  kept: Int32Array,
-  within: Int32Array | undefined,
-  length: number,
-  start: number,
-  end: number,
-): number[] {
   if (within !== undefined) {
     const keys = keptKeys
-    for (let i = 0; i < length; i++) keys[i] = within[kept[i]!]!
-    sortPart(keys, kept, 0, length - 1, start, end - 1)
+    for (let i = 0; i < place; i++) keys[i] = within[kept[i]!]!
+    sortPart(keys, kept, 0, place - 1, start - skipped, last - 1 - skipped)
   }
-  return Array.from(kept.subarray(start, end))
+  return Array.from(kept.subarray(start - skipped, last - skipped))
 }
 
 /** Makes the work arrays hold `length` elements at least. */

@@ -3,13 +3,7 @@ import type { BeneficiaryStatus, BeneficiarySummary } from '../../core/beneficia
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { byCodePoint } from './sqlite-counted-keys.js'
 import { parseWrittenIds } from './sqlite-counters.js'
-import {
-  arrangeByGroup,
-  pageOfArrangement,
-  selectByGroup,
-  selectPage,
-  type SortGroups,
-} from './sqlite-page-selection.js'
+import { selectByGroup, selectPage, type SortGroups } from './sqlite-page-selection.js'
 import { SqliteTextColumn } from './sqlite-text-column.js'
 import { UpdateOrder, type UpdateKeys } from './sqlite-update-order.js'
 import { lowerBound, Postings, WordIndex } from './sqlite-word-index.js'
@@ -294,22 +288,6 @@ export class SqliteRowKeys {
         : query.sort === 'created_at'
           ? selectPage(ids, { byId: this.#created }, start, end)
           : selectByGroup(ids, this.#groups(query.sort), start, end)
-    return query.descending ? page.reverse() : page
-  }
-
-  /**
-   * `ids` (ascending) arranged for pages sorted by a name or by update (`arrangeByGroup`), in a
-   * scratch array the next call reuses.
-   */
-  arrange(ids: Int32Array, sort: 'first_name' | 'last_name' | 'updated_at'): Int32Array {
-    return arrangeByGroup(ids, this.#groups(sort))
-  }
-
-  /** The ids of the page `query` asks for from an arrangement of its matches for its sort. */
-  pageOfArranged(arranged: Int32Array, total: number, query: ListQuery): number[] {
-    const [start, end] = placesOf(query, total)
-    const within = query.sort === 'updated_at' ? this.#groups('updated_at').within : undefined
-    const page = pageOfArrangement(arranged, within, start, end)
     return query.descending ? page.reverse() : page
   }
 

@@ -2,8 +2,6 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { openSqliteStorage, type SqliteStorage } from '../../adapters/sqlite/index.js'
 import {
-  arrangeByGroup,
-  pageOfArrangement,
   selectByGroup,
   selectPage,
   type SortColumn,
@@ -58,7 +56,7 @@ describe('selectPage', () => {
 })
 
 describe('selectByGroup', () => {
-  it('gives the places of a page as a full sort by group rank, then id or place within, does, at once or from an arrangement', () => {
+  it('gives the places of a page as a full sort by group rank, then id or place within, does', () => {
     const random = new Random(12)
     for (let round = 0; round < 300; round++) {
       const length = round % 3 === 0 ? random.between(2_000, 9_000) : random.between(0, 400)
@@ -90,17 +88,6 @@ describe('selectByGroup', () => {
       const end = start + random.between(0, 120)
       const sort = { via, shift, groups, inOrder, within: byPlace ? via : undefined }
       assert.deepEqual(selectByGroup(ids, sort, start, end), sorted.slice(start, end))
-      // Arranged once, any page of it (as a search asked for again is).
-      const arranged = arrangeByGroup(ids, sort).slice()
-      for (let page = 0; page < 5; page++) {
-        const from = random.between(0, ids.length + 2)
-        const to = from + random.between(0, 120)
-        assert.deepEqual(
-          pageOfArrangement(arranged, sort.within, from, to),
-          sorted.slice(from, to),
-          `arranged ${from}-${to} of ${ids.length}`,
-        )
-      }
     }
   })
 })
