@@ -57,7 +57,7 @@ const EMPTY_IDS = new Int32Array(0)
 type EntryIds = Uint16Array | Int32Array
 
 /** What a scratch array of `SqliteRowKeys` is for: two at once must not share one. */
-type ScratchUse = 'range' | 'search' | 'searchAgain' | 'filter'
+type ScratchUse = 'range' | 'search' | 'searchAgain' | 'filter' | 'nameStarts' | 'nameCounts'
 
 /** The distinct names of one name order, and the rank of each in it (D15). */
 class NameRanks {
@@ -227,6 +227,8 @@ export class SqliteRowKeys {
     search: new Int32Array(0),
     searchAgain: new Int32Array(0),
     filter: new Int32Array(0),
+    nameStarts: new Int32Array(0),
+    nameCounts: new Int32Array(0),
   }
   /**
    * Whether every record was created no earlier than every record of a lower id, as ids are given
@@ -327,8 +329,8 @@ export class SqliteRowKeys {
     if (code < 0) return []
     const [first, last] = this.#runOf(lo, hi, from, before)
     const order = names.inOrder()
-    const starts = new Int32Array(order.length)
-    const counts = new Int32Array(order.length)
+    const starts = this.#scratch(order.length, 'nameStarts')
+    const counts = this.#scratch(order.length, 'nameCounts')
     let total = 0
     for (let rank = 0; rank < order.length; rank++) {
       const ids = names.ids(order[rank]!, code)

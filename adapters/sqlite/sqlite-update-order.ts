@@ -55,6 +55,8 @@ export class UpdateOrder {
   #grid: Int32Array[] = []
   /** Blocks the grid's rows have room for. */
   #blocks = 0
+  /** `page`'s counts by block. */
+  #counts = new Int32Array(0)
   /** Whether the order must be sorted anew before it is used. */
   #stale = true
 
@@ -114,7 +116,10 @@ export class UpdateOrder {
   ): number[] {
     this.prepare(keys)
     const blocks = Math.ceil(this.#length / BLOCK)
-    const counts = new Int32Array(blocks)
+    // Kept from call to call: a buffer made and let go at every page is one more for V8 to sweep.
+    if (this.#counts.length < blocks) this.#counts = new Int32Array(blocks + (blocks >> 2))
+    const counts = this.#counts
+    counts.fill(0, 0, blocks)
     const status = keys.status
     // The two buckets the range starts and ends within, record by record.
     const lowBucket = Math.floor(first / BUCKET)
