@@ -70,9 +70,9 @@ ${DB}
   --busy-timeout MS         How long a write waits for another process's lock on the
                             database before it is answered 503 (SQLITE_BUSY_TIMEOUT_MS,
                             default 5000)
-  --sqlite-writer W         Where SQLite writes and their commits run: inline, on the event
-                            loop, or thread, on a thread of their own, so that no read waits
-                            for a commit's fsync (SQLITE_WRITER, default inline)
+  --sqlite-writer W         Where SQLite writes and their commits run: thread, on a thread
+                            of their own, so that no read waits for a commit's fsync, or
+                            inline, on the event loop (SQLITE_WRITER, default thread)
   --pool-size N             PostgreSQL connections of this instance (DATABASE_POOL_SIZE,
                             default 10); the instances' pools together must fit the
                             server's max_connections

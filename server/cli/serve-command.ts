@@ -68,7 +68,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     )
   }
   // Checkpoints on a thread of their own: a write never waits for one (SqliteCheckpointer);
-  // with --sqlite-writer thread, writes on another, so that no request waits for a commit's
+  // writes on another unless --sqlite-writer inline, so that no request waits for a commit's
   // fsync (SqliteWriterThread).
   const database = await openCliDatabase(config.database, {
     busyTimeoutMs: config.busyTimeoutMs,

@@ -118,7 +118,7 @@ export function readServeConfig(settings: Settings): ServeConfig {
     keys: readKeys(settings),
     graceMs: settings.integer('shutdown-grace', 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600) * 1000,
     busyTimeoutMs: settings.integer('busy-timeout', 'SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 10 * 60_000),
-    sqliteWriter: settings.choice('sqlite-writer', 'SQLITE_WRITER', 'inline', ['inline', 'thread']),
+    sqliteWriter: settings.choice('sqlite-writer', 'SQLITE_WRITER', 'thread', ['inline', 'thread']),
     poolSize: settings.integer('pool-size', 'DATABASE_POOL_SIZE', 10, 1, 1000),
     // At most 7 s: uWebSockets.js closes a stalled body after 8 s without an answer.
     bodyTimeoutMs: settings.integer('body-timeout', 'BODY_TIMEOUT_SECONDS', 5, 1, 7) * 1000,
