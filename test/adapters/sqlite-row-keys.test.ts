@@ -30,10 +30,7 @@ describe('selectPage', () => {
     const random = new Random(11)
     for (let round = 0; round < 300; round++) {
       // Past 2,048 ids the page is first narrowed down by a histogram of the keys.
-      const length = round % 3 === 0 ? random.between(2_000, 9_000) : random.between(0, 400)
-      const ids = Int32Array.from(
-        new Set(Array.from({ length }, () => random.between(1, 50_000))),
-      ).sort()
+      const ids = someIds(random, round)
       const draw = keyDrawer(random, round % 4)
       const keyOf = new Map(Array.from(ids, (id) => [id, draw()]))
       const entryOf = new Map(Array.from(ids, (id, entry) => [id, entry]))
@@ -59,10 +56,7 @@ describe('selectByGroup', () => {
   it('gives the places of a page as a full sort by group rank, then id or place within, does', () => {
     const random = new Random(12)
     for (let round = 0; round < 300; round++) {
-      const length = round % 3 === 0 ? random.between(2_000, 9_000) : random.between(0, 400)
-      const ids = Int32Array.from(
-        new Set(Array.from({ length }, () => random.between(1, 50_000))),
-      ).sort()
+      const ids = someIds(random, round)
       // Names: few groups in a shuffled order, ids within. Update order: a place per id, in
       // blocks of 2^shift places, ordered by place within.
       const byPlace = round % 2 === 1
@@ -91,6 +85,12 @@ describe('selectByGroup', () => {
     }
   })
 })
+
+/** Distinct ids below 50,001, ascending: thousands every third round, a few hundred else. */
+function someIds(random: Random, round: number): Int32Array {
+  const length = round % 3 === 0 ? random.between(2_000, 9_000) : random.between(0, 400)
+  return Int32Array.from(new Set(Array.from({ length }, () => random.between(1, 50_000)))).sort()
+}
 
 /**
  * Sort keys of four kinds: few distinct ones (a name's rank), times in milliseconds, times
