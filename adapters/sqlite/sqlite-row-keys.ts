@@ -176,15 +176,15 @@ const KEY_COLUMNS =
 
 /**
  * This connection's copy of what every record is listed by, and of what a list shows of it: its
- * status, creation and update times and the rank of each name in its order, in typed arrays
- * indexed by id (26 bytes a record), its search words (`WordIndex`), its names' ids (`NameRanks`)
- * and its e-mail and phone (`SqliteTextColumn`): about 130 MB at a million records. Searches and
- * date ranges are filtered and sorted here, and every page's rows are built from here
- * (`summaries`), where SQLite looked each row up by id (2.3 µs). Loaded on first use (about 2.2 s
- * at a million records), it follows the file through the write log, to which every write appends
- * the ids it wrote, in its own transaction: before a listing reads the copy, the copy reads the
- * rows of the ids written since, in the listing's snapshot. A copy the log no longer covers loads
- * anew.
+ * status, creation and update times and name entries, in typed arrays indexed by id (25 bytes a
+ * record), its search words (`WordIndex`), its names' ids (`NameRanks`), its place in the order
+ * by update (`UpdateOrder`), counts of records by bucket of ids and status, and its e-mail and
+ * phone (`SqliteTextColumn`): about 150 MB at a million records. Every list is filtered and
+ * sorted here, and every page's rows are built from here (`summaries`), where SQLite looked each
+ * row up by id (2.3 µs). Loaded on first use (about 2.6 s at a million records), it follows the
+ * file through the write log, to which every write appends the ids it wrote, in its own
+ * transaction: before a listing reads the copy, the copy reads the rows of the ids written since,
+ * in the listing's snapshot. A copy the log no longer covers loads anew.
  */
 export class SqliteRowKeys {
   readonly #generation: BetterSqlite3.Statement<[], number | null>
