@@ -22,8 +22,9 @@ export const MAX_KEPT_MATCH_IDS = 4_000_000
  * The listing with a search (D16), answered from the connection's copy of the records' search
  * words and keys (`SqliteRowKeys`): the matches' ids, filtered by status and dates there, then
  * the page's places, sliced when sorted by id (and by creation, records created in id order) and
- * selected otherwise (`selectByGroup` by name or update); the page's rows too come from the copy. Where no copy is kept (ids far sparser than records), from the
- * FTS5 index, which also counts them and filters by status inside the index.
+ * selected otherwise (`selectByGroup` by name or update); the page's rows too come from the
+ * copy. Where no copy is kept (ids far sparser than records), from the FTS5 index, which also
+ * counts them and filters by status inside the index.
  */
 export class SqliteListSearch {
   readonly #db: BetterSqlite3.Database
