@@ -1,10 +1,28 @@
 import type { SortGroups } from './sqlite-page-selection.js'
 
-/** Places of the order counted together in the grid (a power of two: `BLOCK_BITS`). */
-const BLOCK_BITS = 12
-const BLOCK = 1 << BLOCK_BITS
-/** Ids counted together in the grid. */
-const BUCKET = 2048
+/**
+ * How the grid divides the order and the ids: blocks of at least 2^`minBlockBits` places, buckets
+ * of at least `minBucket` ids, larger for more than `maxBlocks` blocks or `maxBuckets` buckets.
+ * The grid's size is their product (by status), so both grow with the records (at a million, 245
+ * blocks of 4,096 places by 1,954 buckets of 2,048 ids: 6 MB; at ten million, as many blocks of
+ * 65,536 by 1,221 buckets of 32,768), and a page reads two buckets' ids and a block's places.
+ * Past four times `maxBlocks` (records created since the last sort), the order is sorted anew
+ * with larger blocks. Smaller figures are for tests.
+ */
+export interface GridSizes {
+  readonly minBlockBits: number
+  readonly minBucket: number
+  readonly maxBlocks: number
+  readonly maxBuckets: number
+}
+
+const GRID_SIZES: GridSizes = {
+  minBlockBits: 12,
+  minBucket: 2048,
+  maxBlocks: 256,
+  maxBuckets: 2048,
+}
+
 /**
  * A record updated to a time before this many others of the order (a clock set back) marks the
  * order for a rebuild rather than shifting them all.
@@ -46,8 +64,20 @@ export class UpdateOrder {
    * sorted by update reads by match, half the memory of the places, so missing the caches less.
    */
   #blockOf = new Uint16Array(0)
-  /** Buckets of ids per row of the grid. */
+  /** Buckets of ids per row of the grid, and ids per bucket. */
   #buckets = 0
+  #bucket: number
+  /** Places per block (a power of two), and its bits. */
+  #blockBits: number
+  #block: number
+  readonly #sizes: GridSizes
+
+  constructor(sizes: GridSizes = GRID_SIZES) {
+    this.#sizes = sizes
+    this.#bucket = sizes.minBucket
+    this.#blockBits = sizes.minBlockBits
+    this.#block = 1 << sizes.minBlockBits
+  }
   /**
    * By status code, a row per block of the order: cumulative counts over the buckets of ids,
    * `#buckets + 1` of them, so that the records of a run of buckets in a block are two reads.
@@ -115,25 +145,25 @@ export class UpdateOrder {
     keys: UpdateKeys,
   ): number[] {
     this.prepare(keys)
-    const blocks = Math.ceil(this.#length / BLOCK)
+    const blocks = Math.ceil(this.#length / this.#block)
     // Kept from call to call: a buffer made and let go at every page is one more for V8 to sweep.
     if (this.#counts.length < blocks) this.#counts = new Int32Array(blocks + (blocks >> 2))
     const counts = this.#counts
     counts.fill(0, 0, blocks)
     const status = keys.status
     // The two buckets the range starts and ends within, record by record.
-    const lowBucket = Math.floor(first / BUCKET)
-    const highBucket = Math.floor(last / BUCKET)
+    const lowBucket = Math.floor(first / this.#bucket)
+    const highBucket = Math.floor(last / this.#bucket)
     const edge = (from: number, to: number) => {
       for (let id = from; id <= to && id < this.#place.length; id++) {
         const held = status[id]!
         if (held !== 0 && (code === 0 || held === code)) {
-          counts[((this.#place[id]! - 1) / BLOCK) | 0]!++
+          counts[((this.#place[id]! - 1) / this.#block) | 0]!++
         }
       }
     }
-    edge(first, Math.min(last, (lowBucket + 1) * BUCKET - 1))
-    if (highBucket > lowBucket) edge(highBucket * BUCKET, last)
+    edge(first, Math.min(last, (lowBucket + 1) * this.#bucket - 1))
+    if (highBucket > lowBucket) edge(highBucket * this.#bucket, last)
     // The buckets between, from the grid.
     let total = 0
     const width = this.#buckets + 1
@@ -153,7 +183,7 @@ export class UpdateOrder {
     let block = 0
     while (block < blocks && passed + counts[block]! <= start) passed += counts[block++]!
     const order = this.#order
-    for (let at = block * BLOCK; at < this.#length && passed < end; at++) {
+    for (let at = block * this.#block; at < this.#length && passed < end; at++) {
       const id = order[at]!
       if (id < first || id > last) continue
       const held = status[id]!
@@ -170,10 +200,10 @@ export class UpdateOrder {
    */
   groups(keys: UpdateKeys): SortGroups {
     this.prepare(keys)
-    const groups = (this.#length >> BLOCK_BITS) + 1
+    const groups = (this.#length >> this.#blockBits) + 1
     return groups <= 0x10000
       ? { via: this.#blockOf, shift: 0, groups, within: this.#place }
-      : { via: this.#place, shift: BLOCK_BITS, groups, within: this.#place }
+      : { via: this.#place, shift: this.#blockBits, groups, within: this.#place }
   }
 
   /**
@@ -183,8 +213,14 @@ export class UpdateOrder {
    */
   cheaperThanRange(span: number, limit: number): boolean {
     const length = Math.max(this.#length, 1)
-    const cost = 2 * BUCKET + length / BLOCK + BLOCK + (limit * length) / Math.max(span, 1)
+    const cost =
+      2 * this.#bucket + length / this.#block + this.#block + (limit * length) / Math.max(span, 1)
     return cost < span
+  }
+
+  /** The grid's counts, all statuses together: what it holds in memory, 4 bytes each. */
+  get gridCounts(): number {
+    return this.#grid.reduce((sum, grid) => sum + (grid?.length ?? 0), 0)
   }
 
   /** Sorts the order now if it must be (at load, rather than at the first page asked for). */
@@ -207,13 +243,20 @@ export class UpdateOrder {
     const ids = new Int32Array(live)
     let at = 0
     for (let id = 0; id < status.length; id++) if (status[id] !== 0) ids[at++] = id
-    this.#order = new Int32Array(Math.max(BLOCK, live + (live >> 3)))
+    // Blocks and buckets sized for these records and ids (`GridSizes`).
+    const { minBlockBits, minBucket, maxBlocks, maxBuckets } = this.#sizes
+    const idCount = Math.max(this.#idLimit, status.length) + 1
+    const blockBits = Math.ceil(Math.log2(Math.max(1, live) / maxBlocks))
+    this.#blockBits = Math.max(minBlockBits, blockBits)
+    this.#block = 1 << this.#blockBits
+    this.#bucket = Math.max(minBucket, 2 ** Math.ceil(Math.log2(idCount / maxBuckets)))
+    this.#order = new Int32Array(Math.max(this.#block, live + (live >> 3)))
     this.#order.set(live > 0 ? sortByKey(ids, updated, least, most) : ids)
     this.#length = live
     this.#holes = 0
     this.#place = new Int32Array(status.length)
     this.#blockOf = new Uint16Array(status.length)
-    this.#buckets = Math.ceil((Math.max(this.#idLimit, status.length) + 1) / BUCKET)
+    this.#buckets = Math.ceil(idCount / this.#bucket)
     this.#stale = false
     this.#regrid(keys)
   }
@@ -238,16 +281,16 @@ export class UpdateOrder {
       this.#blockOf = new Uint16Array(status.length)
     }
     this.#place.fill(0)
-    this.#blocks = Math.max(1, Math.ceil(this.#order.length / BLOCK))
+    this.#blocks = Math.max(1, Math.ceil(this.#order.length / this.#block))
     const width = this.#buckets + 1
     this.#grid = []
     for (let at = 0; at < this.#length; at++) {
       const id = this.#order[at]!
       if (id === 0) continue
       this.#place[id] = at + 1
-      this.#blockOf[id] = at >> BLOCK_BITS
+      this.#blockOf[id] = at >> this.#blockBits
       const grid = (this.#grid[status[id]!] ??= new Int32Array(this.#blocks * width))
-      grid[((at / BLOCK) | 0) * width + ((id / BUCKET) | 0) + 1]!++
+      grid[((at / this.#block) | 0) * width + ((id / this.#bucket) | 0) + 1]!++
     }
     for (const grid of this.#grid) {
       if (grid === undefined) continue
@@ -260,7 +303,7 @@ export class UpdateOrder {
 
   /** Places `id` by its update time: at the end, or shifting the few later ones. */
   #insert(id: number, code: number, { status, updated }: UpdateKeys): void {
-    if (id >= this.#buckets * BUCKET) {
+    if (id >= this.#buckets * this.#bucket) {
       this.#stale = true
       return
     }
@@ -281,8 +324,8 @@ export class UpdateOrder {
       this.#order[from + 1] = moving
       if (moving === 0) continue
       this.#place[moving] = from + 2
-      this.#blockOf[moving] = (from + 1) >> BLOCK_BITS
-      if ((from + 1) % BLOCK === 0) {
+      this.#blockOf[moving] = (from + 1) >> this.#blockBits
+      if ((from + 1) % this.#block === 0) {
         const held = status[moving]!
         this.#count(from, held, moving, -1)
         this.#count(from + 1, held, moving, 1)
@@ -292,23 +335,30 @@ export class UpdateOrder {
     this.#order[at] = id
     if (id >= this.#place.length) this.#growPlaces(id)
     this.#place[id] = at + 1
-    this.#blockOf[id] = at >> BLOCK_BITS
+    this.#blockOf[id] = at >> this.#blockBits
     this.#count(at, code, id, 1)
   }
 
   /** Adds `delta` to the count of `id` (of status `code`) at place `at`. */
   #count(at: number, code: number, id: number, delta: number): void {
     const width = this.#buckets + 1
-    const block = (at / BLOCK) | 0
-    if (block >= this.#blocks) this.#growGrid(block + 1)
+    const block = (at / this.#block) | 0
+    if (block >= this.#blocks) {
+      // Blocks far past those the order was sized for: sorted anew, with larger ones.
+      if (block >= 4 * this.#sizes.maxBlocks) {
+        this.#stale = true
+        return
+      }
+      this.#growGrid(block + 1)
+    }
     const grid = (this.#grid[code] ??= new Int32Array(this.#blocks * width))
     const row = block * width
-    for (let bucket = ((id / BUCKET) | 0) + 1; bucket < width; bucket++)
+    for (let bucket = ((id / this.#bucket) | 0) + 1; bucket < width; bucket++)
       grid[row + bucket]! += delta
   }
 
   #grow(): void {
-    const grown = new Int32Array(Math.max(BLOCK, this.#order.length * 2))
+    const grown = new Int32Array(Math.max(this.#block, this.#order.length * 2))
     grown.set(this.#order)
     this.#order = grown
   }

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { selectByGroup } from '../../adapters/sqlite/sqlite-page-selection.js'
-import { UpdateOrder, type UpdateKeys } from '../../adapters/sqlite/sqlite-update-order.js'
+import {
+  UpdateOrder,
+  type GridSizes,
+  type UpdateKeys,
+} from '../../adapters/sqlite/sqlite-update-order.js'
 import { Random } from '../support/random.js'
 
 /** Ids the order is told to expect; the copy's arrays hold more. */
@@ -11,11 +15,12 @@ const T = 1_800_000_000_000
 
 /** The records' copy as far as the order reads it, with the writes the copy passes on. */
 class Records {
-  readonly order = new UpdateOrder()
+  readonly order: UpdateOrder
   keys: UpdateKeys = { status: new Uint8Array(SIZE + 1), updated: new Float64Array(SIZE + 1) }
   readonly ids = new Set<number>()
 
-  constructor() {
+  constructor(sizes?: GridSizes) {
+    this.order = new UpdateOrder(sizes)
     this.order.reset(ID_LIMIT)
     this.order.prepare(this.keys)
   }
@@ -109,6 +114,25 @@ describe('UpdateOrder', () => {
       }
     }
     records.check(random, 200)
+  })
+
+  it('divides the order in larger blocks and the ids in larger buckets as records grow', () => {
+    const random = new Random(13)
+    // Tiny limits: 8 blocks and 16 buckets at most, blocks past 32 sort the order anew.
+    const records = new Records({ minBlockBits: 4, minBucket: 16, maxBlocks: 8, maxBuckets: 16 })
+    let now = T
+    for (let id = 1; id <= 2_000; id++) records.write(id, random.between(1, 3), now++)
+    records.check(random, 60)
+    // Far more records than the blocks were sized for, updates among them: the grid stays
+    // within four times its blocks by its buckets, by status, whatever the records.
+    const bound = 4 * 8 * (16 + 1) * 3
+    for (let id = 2_001; id <= 30_000; id++) {
+      records.write(id, random.between(1, 3), now++)
+      if (id % 3 === 0) records.write(random.between(1, id), random.between(1, 3), now++)
+      if (id % 5_000 === 0) records.check(random, 20)
+      assert.ok(records.order.gridCounts <= bound, `${records.order.gridCounts} counts at ${id}`)
+    }
+    records.check(random, 60)
   })
 
   it('is compacted after as many updates as records, and sorted anew after a clock set far back', () => {
