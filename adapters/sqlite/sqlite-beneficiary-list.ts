@@ -23,10 +23,11 @@ const COPY_SPAN = 65_536
  * each query shape compiled once by Kysely and kept as a prepared statement.
  *
  * Totals without a search come from the connection's copy of the counters
- * (`SqliteCounterMirror`, plus an index count for partial days). Searches, and date ranges
- * sorted by anything but id, are answered from the connection's copy of the records
- * (`SqliteRowKeys`; `SqliteListSearch`); other pages walk the list indexes for their ids, and
- * every page's rows come from that copy. A page in the second half is read from the other end. A
+ * (`SqliteCounterMirror`, plus an index count for partial days). Every page, with a search or
+ * not, is answered from the connection's copy of the records (`SqliteRowKeys`;
+ * `SqliteListSearch`) where it can be; the rest (a name order over many names, creation order
+ * once records were not created in id order) walk the list indexes for their ids, and every
+ * page's rows come from that copy. A page in the second half is read from the other end. A
  * deep page starts where the counters say it begins (the block of ids, the day, the bucket of a
  * name order), so OFFSET skips at most one bucket instead of up to a million rows. Where no copy
  * is kept (ids far sparser than records), SQL and FTS5 answer everything; a name sort within a
@@ -93,9 +94,11 @@ export class SqliteBeneficiaryList {
       ;[from, before, dates] = [NO_LOWER, NO_UPPER, false]
     }
     // From the copy when one is kept; SQL's plans otherwise, and for what the copy leaves to them.
+    const copy = this.#keys.refresh()
     const { lo, hi } = this.#totals.idBounds(query.status, from, before)
     if (lo !== null && hi !== null) {
-      const items = this.#inRangeFromCopy(query, { lo, hi, status: query.status, from, before })
+      const range = { lo, hi, status: query.status, from, before }
+      const items = copy ? this.#fromCopy(query, range) : undefined
       if (items !== undefined) return { items, total }
       if (dates && (query.sort === 'first_name' || query.sort === 'last_name')) {
         return { items: this.#nameRange.page(query, from, before, lo, hi, total), total }
@@ -146,28 +149,27 @@ export class SqliteBeneficiaryList {
       seek,
     }
     // The rows from the copy when one is kept: the index walk then reads no row of the table.
-    const items = this.#keys.refresh()
+    const items = copy
       ? this.#keys.summaries(this.#items.pageIds(shape, values))
       : this.#items.page(shape, values)
     return { items: reversed ? items.reverse() : items, total }
   }
 
   /**
-   * A list without a search (any status, dates and sort), from the copy of the records' keys. Sorted by id (or creation, in
-   * id order), from the records' counts by bucket of ids (`SqliteRowKeys.idPage`); by a name,
-   * from each name's ids while names are few against the range's ids (`namePage`); by update,
-   * from the order by update kept as writes come (`updatePage`) unless the range is narrow; else,
-   * for a date range, the records of its ids (between the bounds its days' counters keep, about
-   * 2 ns each) sorted at the page's places (`selectPage`, about 5 ns each): when those ids are
-   * few, where SQL's plans cost a millisecond or more for a few thousand matches (a name order
-   * counted name by name, a status filter checked along the creation index), and for
-   * `updated_at` whenever the update order cannot answer, since its index walk passes rows by the
-   * hundred thousand when the range's records were updated together (recent updates come first,
-   * old records' ranges last): 56 ms for a page 6,000 rows deep in 128,000. `undefined` when no
-   * copy is kept, or for a name or creation order over many ids (SQL's plans then).
+   * A list without a search (any status, dates and sort), from the copy of the records' keys,
+   * brought up to date. Sorted by id (or creation, in id order), from the records' counts by
+   * bucket of ids (`SqliteRowKeys.idPage`); by a name, from each name's ids while names are few
+   * against the range's ids (`namePage`); by update, from the order by update kept as writes come
+   * (`updatePage`) unless the range is narrow; else, for a date range, the records of its ids
+   * (between the bounds its days' counters keep, about 2 ns each) sorted at the page's places
+   * (`selectPage`, about 5 ns each): when those ids are few, where SQL's plans cost a millisecond
+   * or more for a few thousand matches (a name order counted name by name, a status filter
+   * checked along the creation index), and for `updated_at` whenever the update order cannot
+   * answer, since its index walk passes rows by the hundred thousand when the range's records
+   * were updated together: 56 ms for a page 6,000 rows deep in 128,000. `undefined` for a name
+   * or creation order over many ids (SQL's plans then).
    */
-  #inRangeFromCopy(query: ListQuery, range: IdRange): BeneficiarySummary[] | undefined {
-    if (!this.#keys.refresh()) return undefined
+  #fromCopy(query: ListQuery, range: IdRange): BeneficiarySummary[] | undefined {
     const dates = range.from !== NO_LOWER || range.before !== NO_UPPER
     const ids =
       this.#keys.idPage(range, query) ??

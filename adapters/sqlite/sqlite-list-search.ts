@@ -254,17 +254,12 @@ export class KeptMatches {
   keep(key: string, ids: Int32Array): Int32Array {
     // Too many for the most kept: returned as they are, for this call alone.
     if (ids.length > MAX_KEPT_MATCH_IDS) return ids
+    if (this.#used + ids.length > MAX_KEPT_MATCH_IDS) this.clear()
     const needed = this.#used + ids.length
     if (needed > this.#ids.length) {
-      if (needed > MAX_KEPT_MATCH_IDS) this.clear()
-      else {
-        const grown = new Int32Array(Math.min(MAX_KEPT_MATCH_IDS, Math.max(needed, 65_536) * 2))
-        grown.set(this.#ids.subarray(0, this.#used))
-        this.#ids = grown
-      }
-    }
-    if (this.#used + ids.length > this.#ids.length) {
-      this.#ids = new Int32Array(Math.min(MAX_KEPT_MATCH_IDS, Math.max(ids.length, 65_536) * 2))
+      const grown = new Int32Array(Math.min(MAX_KEPT_MATCH_IDS, Math.max(needed, 65_536) * 2))
+      grown.set(this.#ids.subarray(0, this.#used))
+      this.#ids = grown
     }
     this.#ids.set(ids, this.#used)
     this.#places.set(key, [this.#used, ids.length])

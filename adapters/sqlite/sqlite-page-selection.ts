@@ -8,15 +8,6 @@ const BUCKETS = 4096
 const SAMPLE = 512
 
 /**
- * A sort key by id: `byId[id]`, or through the id's entry, `byId[via[id]]` (the rank of a name
- * by the record's name entry).
- */
-export interface SortColumn {
-  readonly byId: Float64Array
-  readonly via?: Int32Array | undefined
-}
-
-/**
  * Work arrays, grown as needed and shared by every call (one runs at a time): the elements kept,
  * their keys, the bucket of each element, and the histogram.
  */
@@ -26,8 +17,9 @@ let bucketOf = new Uint16Array(0)
 const counts = new Int32Array(BUCKETS)
 
 /**
- * The ids at places [start, end) of `ids` sorted by (key, id) ascending, in that order: the page
- * of a sorted list, found without sorting the rest; `ids` is read, not changed. The keys are
+ * The ids at places [start, end) of `ids` sorted by (key, id) ascending, the key of an id
+ * `byId[id]` (a creation time, where records were not created in id order), in that order: the
+ * page of a sorted list, found without sorting the rest; `ids` is read, not changed. The keys are
  * read (a pass by id, 2–5 ns an id as the caches allow); many are then counted into buckets of
  * equal key ranges, and only the ids of the buckets that hold the page's places are kept (two
  * passes in order, about 2.5 ns an id); then a partial quicksort, which only descends into the
@@ -36,14 +28,14 @@ const counts = new Int32Array(BUCKETS)
  */
 export function selectPage(
   ids: Int32Array,
-  column: SortColumn,
+  byId: Float64Array,
   start: number,
   end: number,
 ): number[] {
   const last = Math.min(end, ids.length)
   if (start >= last) return []
   const { kept, skipped } =
-    ids.length >= BUCKETED_FROM ? keepPageBuckets(ids, column, start, last) : keepAll(ids, column)
+    ids.length >= BUCKETED_FROM ? keepPageBuckets(ids, byId, start, last) : keepAll(ids, byId)
   sortPart(keptKeys, keptIds, 0, kept - 1, start - skipped, last - 1 - skipped)
   return Array.from(keptIds.subarray(start - skipped, last - skipped))
 }
@@ -142,8 +134,8 @@ function reserve(length: number): void {
 }
 
 /** Every id and its key, kept. */
-function keepAll(ids: Int32Array, column: SortColumn): { kept: number; skipped: number } {
-  readKeys(ids, column)
+function keepAll(ids: Int32Array, byId: Float64Array): { kept: number; skipped: number } {
+  readKeys(ids, byId)
   keptIds.set(ids)
   return { kept: ids.length, skipped: 0 }
 }
@@ -153,13 +145,9 @@ function keepAll(ids: Int32Array, column: SortColumn): { kept: number; skipped: 
  * caches, and the processor keeps many of them in flight only while little else is to be done
  * (counting into the buckets in the same loop took longer than this loop and the next one).
  */
-function readKeys(ids: Int32Array, { byId, via }: SortColumn): void {
+function readKeys(ids: Int32Array, byId: Float64Array): void {
   reserve(ids.length)
-  if (via === undefined) {
-    for (let i = 0; i < ids.length; i++) keptKeys[i] = byId[ids[i]!]!
-  } else {
-    for (let i = 0; i < ids.length; i++) keptKeys[i] = byId[via[ids[i]!]!]!
-  }
+  for (let i = 0; i < ids.length; i++) keptKeys[i] = byId[ids[i]!]!
 }
 
 /**
@@ -171,11 +159,11 @@ function readKeys(ids: Int32Array, { byId, via }: SortColumn): void {
  */
 function keepPageBuckets(
   ids: Int32Array,
-  column: SortColumn,
+  byId: Float64Array,
   start: number,
   last: number,
 ): { kept: number; skipped: number } {
-  readKeys(ids, column)
+  readKeys(ids, byId)
   const length = ids.length
   let low = Infinity
   let high = -Infinity

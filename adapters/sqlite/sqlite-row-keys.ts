@@ -288,7 +288,7 @@ export class SqliteRowKeys {
       query.sort === 'id' || (query.sort === 'created_at' && this.#createdInIdOrder)
         ? Array.from(ids.subarray(start, end))
         : query.sort === 'created_at'
-          ? selectPage(ids, { byId: this.#created }, start, end)
+          ? selectPage(ids, this.#created, start, end)
           : selectByGroup(ids, this.#groups(query.sort), start, end)
     return query.descending ? page.reverse() : page
   }
@@ -301,7 +301,7 @@ export class SqliteRowKeys {
     const end = Math.min(hi, this.#status.length - 1)
     const kept = this.#scratch(Math.max(0, end - lo + 1), 'range')
     let count = 0
-    const code = status === undefined ? 0 : (this.#statusCodes.get(status) ?? -1)
+    const code = this.#codeOf(status)
     const [statuses, created] = [this.#status, this.#created]
     for (let id = Math.max(lo, 0); id <= end; id++) {
       const held = statuses[id]!
@@ -325,7 +325,7 @@ export class SqliteRowKeys {
   namePage({ lo, hi, status, from, before }: IdRange, query: ListQuery): number[] | undefined {
     const names = query.sort === 'first_name' ? this.#firstNames : this.#lastNames
     if (!this.#createdInIdOrder || names.size * NAME_COST > hi - lo + 1) return undefined
-    const code = status === undefined ? 0 : (this.#statusCodes.get(status) ?? -1)
+    const code = this.#codeOf(status)
     if (code < 0) return []
     const [first, last] = this.#runOf(lo, hi, from, before)
     const order = names.inOrder()
@@ -369,7 +369,7 @@ export class SqliteRowKeys {
     if (query.sort !== 'id' && !(query.sort === 'created_at' && this.#createdInIdOrder)) {
       return undefined
     }
-    const code = status === undefined ? 0 : (this.#statusCodes.get(status) ?? -1)
+    const code = this.#codeOf(status)
     const counts = this.#idBuckets[code]
     const [first, last] = this.#runOf(lo, hi, from, before)
     if (counts === undefined || first > last) return []
@@ -382,12 +382,13 @@ export class SqliteRowKeys {
     }
     const [low, high] = [Math.floor(first / ID_BUCKET), Math.floor(last / ID_BUCKET)]
     const firstEnd = Math.min(last, (low + 1) * ID_BUCKET - 1)
-    let total = countIn(first, firstEnd)
+    const head = countIn(first, firstEnd)
+    let total = head
     for (let bucket = low + 1; bucket < high; bucket++) total += counts[bucket]!
     if (high > low) total += countIn(high * ID_BUCKET, last)
     const [start, end] = placesOf(query, total)
     // The ids before the page's bucket passed by their counts, then read one by one.
-    let passed = countIn(first, firstEnd)
+    let passed = head
     let since = first
     if (passed <= start && high > low) {
       let bucket = low + 1
@@ -416,7 +417,7 @@ export class SqliteRowKeys {
     if (!this.#createdInIdOrder) return undefined
     const [first, last] = this.#runOf(lo, hi, from, before)
     if (!this.#byUpdate.cheaperThanRange(last - first + 1, query.limit)) return undefined
-    const code = status === undefined ? 0 : (this.#statusCodes.get(status) ?? -1)
+    const code = this.#codeOf(status)
     if (code < 0 || first > last) return []
     const page = this.#byUpdate.page(
       first,
@@ -440,6 +441,11 @@ export class SqliteRowKeys {
     while (first <= last && (statuses[first] === 0 || created[first]! < from)) first++
     while (last >= first && (statuses[last] === 0 || created[last]! >= before)) last--
     return [first, last]
+  }
+
+  /** The code of `status`: 0 for any (undefined), -1 for one no record ever had. */
+  #codeOf(status: string | undefined): number {
+    return status === undefined ? 0 : (this.#statusCodes.get(status) ?? -1)
   }
 
   #updateKeys(): UpdateKeys {
@@ -532,7 +538,7 @@ export class SqliteRowKeys {
     }
     const kept = this.#scratch(end - first, 'filter')
     let count = 0
-    const code = status === undefined ? 0 : (this.#statusCodes.get(status) ?? -1)
+    const code = this.#codeOf(status)
     const [statuses, created] = [this.#status, this.#created]
     if (inOrder) {
       for (let i = first; i < end; i++) {
@@ -698,10 +704,10 @@ export class SqliteRowKeys {
   /** Forgets a deleted record. */
   #unset(id: number): void {
     if (id >= this.#status.length || this.#status[id] === 0) return
-    this.#words.remove(id, this.#wordsOf(this.#first[id]!, this.#last[id]!))
-    this.#firstNames.remove(this.#first[id]!, this.#status[id]!, id)
-    this.#lastNames.remove(this.#last[id]!, this.#status[id]!, id)
-    const code = this.#status[id]!
+    const [code, first, last] = [this.#status[id]!, this.#first[id]!, this.#last[id]!]
+    this.#words.remove(id, this.#wordsOf(first, last))
+    this.#firstNames.remove(first, code, id)
+    this.#lastNames.remove(last, code, id)
     this.#status[id] = 0
     this.#byUpdate.change(id, code, 0, true, this.#updateKeys())
     this.#countId(id, code, -1)

@@ -72,12 +72,6 @@ export class UpdateOrder {
   #block: number
   readonly #sizes: GridSizes
 
-  constructor(sizes: GridSizes = GRID_SIZES) {
-    this.#sizes = sizes
-    this.#bucket = sizes.minBucket
-    this.#blockBits = sizes.minBlockBits
-    this.#block = 1 << sizes.minBlockBits
-  }
   /**
    * By status code, a row per block of the order: cumulative counts over the buckets of ids,
    * `#buckets + 1` of them, so that the records of a run of buckets in a block are two reads.
@@ -92,6 +86,13 @@ export class UpdateOrder {
 
   /** Ids the grid counts: a larger one has the order sorted anew with room for it. */
   #idLimit = 0
+
+  constructor(sizes: GridSizes = GRID_SIZES) {
+    this.#sizes = sizes
+    this.#bucket = sizes.minBucket
+    this.#blockBits = sizes.minBlockBits
+    this.#block = 1 << sizes.minBlockBits
+  }
 
   /**
    * Forgets every record, for ids up to `idLimit`: the order is sorted anew from the copy's keys
@@ -134,8 +135,8 @@ export class UpdateOrder {
 
   /**
    * The ids at places [start, end) of the records with ids in [first, last] and status `code`
-   * (0: any), in (update time, id) order, and how many such records there are; the caller's
-   * range must hold only records of its dates.
+   * (0: any), in (update time, id) order, `places` telling them from how many such records
+   * there are; the caller's range must hold only records of its dates.
    */
   page(
     first: number,
