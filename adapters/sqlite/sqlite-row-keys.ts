@@ -4,6 +4,7 @@ import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { byCodePoint } from './sqlite-counted-keys.js'
 import { parseWrittenIds } from './sqlite-counters.js'
 import { selectByGroup, selectPage, type SortGroups } from './sqlite-page-selection.js'
+import { MAX_PAIR_TERMS, NamePairs } from './sqlite-name-pairs.js'
 import { SqliteTextColumn } from './sqlite-text-column.js'
 import { UpdateOrder, type UpdateKeys } from './sqlite-update-order.js'
 import { lowerBound, Postings, WordIndex } from './sqlite-word-index.js'
@@ -11,11 +12,18 @@ import { lowerBound, Postings, WordIndex } from './sqlite-word-index.js'
 /** Ids of the write log a copy applies at most at once; further behind, it loads anew. */
 const MAX_CAUGHT_UP = 50_000
 /**
- * Distinct names (first and last) up to which a search of several terms tests each match's names
- * for all but one term (about 0.1 µs a name to flag those holding a term, once a search). At
- * most 65,536: the test reads both names' entries packed in 16 bits each (`#pairs`).
+ * Distinct names (first and last) up to which a search of several terms is answered by names
+ * (about 0.1 µs a name to mark the terms it holds, once a search), and beyond which by the word
+ * index's intersection. At most 65,536: the test of each match reads both names' entries packed
+ * in 16 bits each (`#pairs`).
  */
 const MAX_NAMES_TESTED = 4_096
+/**
+ * What a pair of names costs a search of several terms answered by pairs (`NamePairs`), in
+ * matches of its rarest term tested instead (measured: about 1 ns a pair, 6 ns a match united,
+ * 5–10 ns a match tested, whose names are read by id from 4 MB).
+ */
+const PAIR_COST = 1
 
 /**
  * What walking a name costs to find a page of a date range sorted by name (two binary searches
@@ -57,7 +65,7 @@ const EMPTY_IDS = new Int32Array(0)
 type EntryIds = Uint16Array | Int32Array
 
 /** What a scratch array of `SqliteRowKeys` is for: two at once must not share one. */
-type ScratchUse = 'range' | 'search' | 'searchAgain' | 'filter' | 'nameStarts' | 'nameCounts'
+type ScratchUse = 'range' | 'search' | 'filter' | 'nameStarts' | 'nameCounts'
 
 /** The distinct names of one name order, and the rank of each in it (D15). */
 class NameRanks {
@@ -70,8 +78,8 @@ class NameRanks {
   readonly #sorted: number[] = []
   /** The ids of each entry's records, by status code (0: any), then by entry. */
   readonly #ids: Postings[][] = []
-  /** `holding`'s flags, by slot. */
-  readonly #flags: Uint8Array[] = []
+  /** `holdingEach`'s masks. */
+  #masks = new Int32Array(0)
 
   /**
    * The entry of a name, added in its place in the order when new; by raw name alone, since the
@@ -91,18 +99,22 @@ class NameRanks {
   }
 
   /**
-   * A flag by entry: whether one of its name's words starts with `prefix`. The array is reused
-   * by the next call with the same `slot`: read it before.
+   * A mask by entry of the `prefixes` (at most 31) one of its name's words starts with: bit `t`
+   * for `prefixes[t]`. The array is reused by the next call: read it before.
    */
-  holding(prefix: string, slot: number): Uint8Array {
-    let flags = this.#flags[slot]
-    if (flags === undefined || flags.length < this.#words.length) {
-      flags = this.#flags[slot] = new Uint8Array(this.#words.length + (this.#words.length >> 2))
+  holdingEach(prefixes: readonly string[]): Int32Array {
+    const entries = this.#words.length
+    if (this.#masks.length < entries) this.#masks = new Int32Array(entries + (entries >> 2))
+    const masks = this.#masks
+    for (let entry = 0; entry < entries; entry++) {
+      const words = this.#words[entry]!
+      let mask = 0
+      for (const [term, prefix] of prefixes.entries()) {
+        if (words.some((word) => word.startsWith(prefix))) mask |= 1 << term
+      }
+      masks[entry] = mask
     }
-    for (let entry = 0; entry < this.#words.length; entry++) {
-      flags[entry] = Number(this.#words[entry]!.some((word) => word.startsWith(prefix)))
-    }
-    return flags
+    return masks
   }
 
   /** How many distinct names the order holds. */
@@ -216,6 +228,8 @@ export class SqliteRowKeys {
    * only while names are at most {@link MAX_NAMES_TESTED}, so that every entry fits in 16 bits.
    */
   #pairs = new Int32Array(0)
+  /** The ids of each pair of name entries: a search of several terms unites those it matches. */
+  #namePairs = new NamePairs()
   #firstNames = new NameRanks()
   #lastNames = new NameRanks()
   readonly #byUpdate = new UpdateOrder()
@@ -225,7 +239,6 @@ export class SqliteRowKeys {
   readonly #scratches: Record<ScratchUse, Int32Array> = {
     range: new Int32Array(0),
     search: new Int32Array(0),
-    searchAgain: new Int32Array(0),
     filter: new Int32Array(0),
     nameStarts: new Int32Array(0),
     nameCounts: new Int32Array(0),
@@ -470,36 +483,45 @@ export class SqliteRowKeys {
   search(terms: readonly string[]): Int32Array {
     const distinct = [...new Set(terms)]
     const names = this.#firstNames.size + this.#lastNames.size
-    if (distinct.length === 1 || names > MAX_NAMES_TESTED) return this.#words.search(distinct)
-    // The matches of the term whose words hold the fewest ids, then each of those records' names
-    // tested for the other terms (two reads by id and a flag per name): the other terms' matches
-    // are not made, nor intersected (a common prefix's union, and a walk of it, cost more).
-    distinct.sort((a, b) => this.#words.weight(a) - this.#words.weight(b))
-    const [fewest, ...others] = distinct
-    // Term by term, each pass over the ids the previous one kept, into the other scratch array:
-    // a loop with no closure and no array made per id (which cost 100 ns an id: 5 ms for a term
-    // of 50,000 matches), nor per search (buffers made and let go at every search had V8 sweep
-    // them by the ten thousand).
-    let kept: Int32Array = this.#words.matches(fewest!)
-    for (const [pass, term] of others.entries()) {
-      const [firstFlags, lastFlags] = [
-        this.#firstNames.holding(term, pass),
-        this.#lastNames.holding(term, pass),
-      ]
-      const next = this.#scratch(kept.length, pass % 2 === 0 ? 'search' : 'searchAgain')
-      let count = 0
-      // Branch-free: each id written, counted only if it holds the term (a branch on it is
-      // mispredicted as often as not); both names from one read by id.
-      const pairs = this.#pairs
-      for (let i = 0; i < kept.length; i++) {
-        const id = kept[i]!
-        const pair = pairs[id]!
-        next[count] = id
-        count += firstFlags[pair >>> 16]! | lastFlags[pair & 0xffff]!
-      }
-      kept = next.subarray(0, count)
+    if (distinct.length === 1 || distinct.length > MAX_PAIR_TERMS || names > MAX_NAMES_TESTED) {
+      return this.#words.search(distinct)
     }
-    return kept
+    const weights = new Map(distinct.map((term) => [term, this.#words.weight(term)]))
+    distinct.sort((a, b) => weights.get(a)! - weights.get(b)!)
+    // By name entry, a bit for each term its name holds: a pair of names matches when its two
+    // masks together hold every bit.
+    const [firstTerms, lastTerms] = [
+      this.#firstNames.holdingEach(distinct),
+      this.#lastNames.holdingEach(distinct),
+    ]
+    const fewest = weights.get(distinct[0]!)!
+    // The pairs of names holding every term, united, where that reads less than testing the
+    // names of each match of the rarest term (both cost about as much an id, and a pair a few).
+    if (this.#namePairs.size * PAIR_COST + this.#status.length / 1024 < fewest) {
+      const all = 2 ** distinct.length - 1
+      return this.#namePairs.union(firstTerms, lastTerms, all, (length) =>
+        this.#scratch(length, 'search'),
+      )
+    }
+    // Else the matches of the rarest term, each record's names tested for the other terms in
+    // one read by id: the other terms' matches are not made, nor intersected (a common prefix's
+    // union, and a walk of it, cost more). A loop with no closure and no array made per id
+    // (which cost 100 ns an id: 5 ms for a term of 50,000 matches), into a scratch array kept
+    // from search to search (buffers made and let go at every search had V8 sweep them by the
+    // ten thousand); branch-free: each id written, counted only if it holds the terms (a branch
+    // on it is mispredicted as often as not).
+    const candidates = this.#words.matches(distinct[0]!)
+    const kept = this.#scratch(candidates.length, 'search')
+    const others = 2 ** distinct.length - 2
+    const pairs = this.#pairs
+    let count = 0
+    for (let i = 0; i < candidates.length; i++) {
+      const id = candidates[i]!
+      const pair = pairs[id]!
+      kept[count] = id
+      count += Number(((firstTerms[pair >>> 16]! | lastTerms[pair & 0xffff]!) & others) === others)
+    }
+    return kept.subarray(0, count)
   }
 
   /**
@@ -613,6 +635,7 @@ export class SqliteRowKeys {
     this.#first = new Uint16Array(0)
     this.#last = new Uint16Array(0)
     this.#pairs = new Int32Array(0)
+    this.#namePairs = new NamePairs()
     this.#emails = new SqliteTextColumn()
     this.#phones = new SqliteTextColumn()
     // Names no record holds any more are not kept from one load to the next.
@@ -661,8 +684,12 @@ export class SqliteRowKeys {
     const [heldCode, heldFirst, heldLast] = [this.#status[id]!, this.#first[id]!, this.#last[id]!]
     const moved = !held || this.#updated[id] !== updatedAt
     if (!held || heldFirst !== firstEntry || heldLast !== lastEntry) {
-      if (held) this.#words.remove(id, this.#wordsOf(heldFirst, heldLast))
+      if (held) {
+        this.#words.remove(id, this.#wordsOf(heldFirst, heldLast))
+        this.#namePairs.remove(heldFirst, heldLast, id)
+      }
       this.#words.add(id, this.#wordsOf(firstEntry, lastEntry))
+      this.#namePairs.add(firstEntry, lastEntry, id)
     }
     for (const [names, from, to] of [
       [this.#firstNames, heldFirst, firstEntry],
@@ -706,6 +733,7 @@ export class SqliteRowKeys {
     if (id >= this.#status.length || this.#status[id] === 0) return
     const [code, first, last] = [this.#status[id]!, this.#first[id]!, this.#last[id]!]
     this.#words.remove(id, this.#wordsOf(first, last))
+    this.#namePairs.remove(first, last, id)
     this.#firstNames.remove(first, code, id)
     this.#lastNames.remove(last, code, id)
     this.#status[id] = 0

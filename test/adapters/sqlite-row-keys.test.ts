@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { openSqliteStorage, type SqliteStorage } from '../../adapters/sqlite/index.js'
+import { NamePairs } from '../../adapters/sqlite/sqlite-name-pairs.js'
 import { selectByGroup, selectPage } from '../../adapters/sqlite/sqlite-page-selection.js'
 import { WordIndex } from '../../adapters/sqlite/sqlite-word-index.js'
 import type { BeneficiaryStatus, SortField } from '../../core/beneficiary.js'
@@ -131,6 +132,47 @@ describe('WordIndex', () => {
       }
       if (step % 5 === 0) check()
     }
+  })
+})
+
+describe('NamePairs', () => {
+  it('unites the records of the pairs of names whose masks together hold every term, as a test of each record does', () => {
+    const random = new Random(31)
+    const pairs = new NamePairs()
+    const held = new Map<number, [number, number]>()
+    const firstTerms = new Int32Array(12)
+    const lastTerms = new Int32Array(12)
+    const into = (length: number) => new Int32Array(length)
+    for (let step = 0; step < 4_000; step++) {
+      // Ids up to 70,000: the marks span several words of their summary.
+      const id = random.between(1, 70_000)
+      const old = held.get(id)
+      if (old !== undefined) pairs.remove(old[0], old[1], id)
+      if (random.next() < 0.2) {
+        held.delete(id)
+      } else {
+        const pair: [number, number] = [random.between(0, 11), random.between(0, 11)]
+        pairs.add(pair[0], pair[1], id)
+        held.set(id, pair)
+      }
+      if (step % 50 !== 0) continue
+      const terms = random.between(1, 3)
+      const all = 2 ** terms - 1
+      for (let entry = 0; entry < 12; entry++) {
+        firstTerms[entry] = random.between(0, all)
+        lastTerms[entry] = random.between(0, all)
+      }
+      const expectedIds = [...held]
+        .filter(([, [first, last]]) => (firstTerms[first]! | lastTerms[last]!) === all)
+        .map(([id]) => id)
+        .sort((a, b) => a - b)
+      assert.deepEqual(Array.from(pairs.union(firstTerms, lastTerms, all, into)), expectedIds)
+    }
+    // Called again, the marks left by the last call are none.
+    const all = 1
+    firstTerms.fill(1)
+    lastTerms.fill(0)
+    assert.equal(pairs.union(firstTerms, lastTerms, all, into).length, held.size)
   })
 })
 
@@ -289,6 +331,43 @@ describe('SQLite searches sorted on the copy of the records keys', () => {
         await change(other, random, ids, 40)
         await new Promise((resolve) => setImmediate(resolve))
         await assertSearches(storage, random, 60)
+      }
+    })
+  })
+
+  it('answers searches of several terms by testing each match where pairs of names are many, as where they are few', async () => {
+    await withTwoConnections(async (storage) => {
+      const random = new Random(77)
+      storage.beneficiaries.warmUp()
+      // A first name each: as many pairs of names as records, more than any term's matches.
+      for (let i = 0; i < 600; i++) {
+        const record = newBeneficiary({
+          first_name: `${random.pick(['Ro', 'Bi', 'Ze'])}${i.toString(36)}`,
+          last_name: random.pick(NAMES),
+          email: `m${i}@example.org`,
+          status: random.pick(STATUSES),
+          created_at: T0 + i * 1_000,
+          updated_at: T0 + i * 1_000,
+        })
+        await storage.beneficiaries.create(record, createdEntry(record))
+      }
+      for (const search of ['ro bi', 'ro ros', 'z r', 'bi bia ros', 'r1 rossi', 'x ro']) {
+        for (const sort of ['id', 'last_name'] as const) {
+          const query: ListQuery = {
+            search: searchTerms(search),
+            sort,
+            descending: false,
+            offset: random.between(0, 20),
+            limit: 30,
+          }
+          const page = await storage.beneficiaries.list(query)
+          const { ids, total } = expected(storage, query)
+          assert.deepEqual(
+            { ids: page.items.map((item) => item.id), total: page.total },
+            { ids, total },
+            search,
+          )
+        }
       }
     })
   })
