@@ -106,11 +106,17 @@ class NameRanks {
     const entries = this.#words.length
     if (this.#masks.length < entries) this.#masks = new Int32Array(entries + (entries >> 2))
     const masks = this.#masks
+    // Plain loops: a closure and an iterator an entry were most of what a search allocated.
     for (let entry = 0; entry < entries; entry++) {
       const words = this.#words[entry]!
       let mask = 0
-      for (const [term, prefix] of prefixes.entries()) {
-        if (words.some((word) => word.startsWith(prefix))) mask |= 1 << term
+      for (let term = 0; term < prefixes.length; term++) {
+        for (let word = 0; word < words.length; word++) {
+          if (words[word]!.startsWith(prefixes[term]!)) {
+            mask |= 1 << term
+            break
+          }
+        }
       }
       masks[entry] = mask
     }
