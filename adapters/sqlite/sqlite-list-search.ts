@@ -49,8 +49,9 @@ export class SqliteListSearch {
   }
 
   /** One page of the records matching `query` and every term, and the exact number of them. */
-  page(query: ListQuery, terms: readonly string[]): Page<BeneficiarySummary> {
-    if (terms.length === 0 || !terms.every(isSearchable)) return { items: [], total: 0 }
+  page(query: ListQuery, searched: readonly string[]): Page<BeneficiarySummary> {
+    if (searched.length === 0 || !searched.every(isSearchable)) return { items: [], total: 0 }
+    const terms = narrowestTerms(searched)
     if (this.#keys.refresh()) return this.#pageFromCopy(query, terms)
     const dates = query.createdFrom !== undefined || query.createdBefore !== undefined
     const values: Record<string, unknown> = {
@@ -111,7 +112,7 @@ export class SqliteListSearch {
   #matchesOf(query: ListQuery, terms: readonly string[]): Int32Array {
     const { status, createdFrom: from = NO_LOWER, createdBefore: before = NO_UPPER } = query
     const filtered = status !== undefined || from !== NO_LOWER || before !== NO_UPPER
-    if (!filtered && new Set(terms).size === 1) return this.#keys.search(terms)
+    if (!filtered && terms.length === 1) return this.#keys.search(terms)
     if (this.#keptEpoch !== this.#totals.epoch) {
       this.#keptEpoch = this.#totals.epoch
       this.#kept.clear()
@@ -232,6 +233,18 @@ function isSearchable(term: string): boolean {
 
 const SEARCHABLE = /^[\p{L}\p{N}]+$/u
 const ASCII_CAPITALS = /[A-Z]/
+
+/**
+ * The terms of a search that narrow it, distinct, in their order: a term that begins another is
+ * held by every record the other matches (the word that starts with the longer starts with the
+ * shorter too), so `m ma` is `ma`, one term, whose matches the word index keeps.
+ */
+export function narrowestTerms(terms: readonly string[]): string[] {
+  const distinct = [...new Set(terms)]
+  return distinct.filter(
+    (term) => !distinct.some((other) => other !== term && other.startsWith(term)),
+  )
+}
 
 /**
  * Match ids kept by key, copied one after the other into one array (grown to hold

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { openSqliteStorage, type SqliteStorage } from '../../adapters/sqlite/index.js'
+import { narrowestTerms } from '../../adapters/sqlite/sqlite-list-search.js'
 import { NamePairs } from '../../adapters/sqlite/sqlite-name-pairs.js'
 import { selectByGroup, selectPage } from '../../adapters/sqlite/sqlite-page-selection.js'
 import { WordIndex } from '../../adapters/sqlite/sqlite-word-index.js'
@@ -20,7 +21,20 @@ import { SQL_ORDER, withTwoConnections } from '../support/sqlite-list.js'
 
 const STATUSES: readonly BeneficiaryStatus[] = ['active', 'inactive', 'pending']
 const NAMES = ['Rossi', 'Rosa', 'rossi', 'Bianchi', 'Émile', 'Zoë', 'de Luca', 'Rosé Bia', 'Ｚeta']
-const SEARCHES = ['r', 'ros', 'rossi', 'b', 'bia', 'e', 'zoe', 'de l', 'ro bi', 'x']
+const SEARCHES = [
+  'r',
+  'ros',
+  'rossi',
+  'b',
+  'bia',
+  'e',
+  'zoe',
+  'de l',
+  'ro bi',
+  'x',
+  'r ros',
+  'rossi ro b',
+]
 
 describe('selectPage', () => {
   it('gives the places of a page as a full sort by key, then id, does, keys tied or not', () => {
@@ -132,6 +146,15 @@ describe('WordIndex', () => {
       }
       if (step % 5 === 0) check()
     }
+  })
+})
+
+describe('narrowestTerms', () => {
+  it('drops the terms that begin another, and repeats, keeping the order', () => {
+    assert.deepEqual(narrowestTerms(['m', 'ma']), ['ma'])
+    assert.deepEqual(narrowestTerms(['ros', 'mar', 'r', 'ros', 'm']), ['ros', 'mar'])
+    assert.deepEqual(narrowestTerms(['de', 'luca']), ['de', 'luca'])
+    assert.deepEqual(narrowestTerms(['a']), ['a'])
   })
 })
 
