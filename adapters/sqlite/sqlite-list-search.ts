@@ -98,18 +98,20 @@ export class SqliteListSearch {
 
   /** A page from the copy of the records' words and keys. */
   #pageFromCopy(query: ListQuery, terms: readonly string[]): Page<BeneficiarySummary> {
-    const ids = this.#matchesOf(query, terms)
+    const { status, createdFrom: from = NO_LOWER, createdBefore: before = NO_UPPER } = query
+    const key = `${terms.join(' ')}\u0000${status}\u0000${from}\u0000${before}`
+    const ids = this.#matchesOf(query, terms, key)
     const total = ids.length
     if (total === 0 || query.offset >= total) return { items: [], total }
-    return { items: this.#keys.summaries(this.#keys.page(ids, query)), total }
+    return { items: this.#keys.summaries(this.#keys.page(ids, query, key)), total }
   }
 
   /**
-   * The ids of the records matching every term and the query's status and date range,
-   * ascending. A single term's are kept by the word index; those of several terms or filters
-   * here, until the database changes. Read them, do not change them.
+   * The ids of the records matching every term and the query's status and date range (`key`
+   * names them), ascending. A single term's are kept by the word index; those of several terms
+   * or filters here, until the database changes. Read them, do not change them.
    */
-  #matchesOf(query: ListQuery, terms: readonly string[]): Int32Array {
+  #matchesOf(query: ListQuery, terms: readonly string[], key: string): Int32Array {
     const { status, createdFrom: from = NO_LOWER, createdBefore: before = NO_UPPER } = query
     const filtered = status !== undefined || from !== NO_LOWER || before !== NO_UPPER
     if (!filtered && terms.length === 1) return this.#keys.search(terms)
@@ -117,7 +119,6 @@ export class SqliteListSearch {
       this.#keptEpoch = this.#totals.epoch
       this.#kept.clear()
     }
-    const key = `${terms.join(' ')}\u0000${status}\u0000${from}\u0000${before}`
     const kept = this.#kept.get(key)
     if (kept !== undefined) return kept
     const matches = this.#keys.search(terms)

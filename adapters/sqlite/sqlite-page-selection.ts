@@ -88,17 +88,13 @@ export function selectByGroup(
   { via, shift, groups, inOrder, within }: SortGroups,
   start: number,
   end: number,
+  counted?: Int32Array,
 ): number[] {
   const last = Math.min(end, ids.length)
   if (start >= last) return []
-  if (slots.length < groups) {
-    const grown = groups + (groups >> 2)
-    groupCounts = new Int32Array(grown * LANES)
-    taken = new Uint8Array(grown)
-    slots = new Int32Array(grown)
-  }
-  const counts = groupCounts
-  countGroups(ids, via, shift, groups, counts)
+  reserveGroups(groups)
+  const counts = counted ?? groupCounts
+  if (counted === undefined) countGroups(ids, via, shift, groups, counts)
   const groupAtRank = (rank: number) => (inOrder === undefined ? rank : inOrder[rank]!)
   // The ranks [first, final] hold the places [start, last); `skipped` ids rank before them.
   let first = 0
@@ -177,6 +173,25 @@ function takeGroups(
     at += flags[via[id]! >> shift]!
   }
   return kept.subarray(0, at)
+}
+
+/**
+ * How many of `ids` each group of `sort` holds, by group: what `selectByGroup` counts first, for a
+ * caller that asks for several pages of the same ids and sort to pass it as `counted`.
+ */
+export function groupCountsOf(ids: Int32Array, { via, shift, groups }: SortGroups): Int32Array {
+  reserveGroups(groups)
+  countGroups(ids, via, shift, groups, groupCounts)
+  return groupCounts.slice(0, groups)
+}
+
+/** Makes the work arrays by group hold `groups`. */
+function reserveGroups(groups: number): void {
+  if (slots.length >= groups) return
+  const grown = groups + (groups >> 2)
+  groupCounts = new Int32Array(grown * LANES)
+  taken = new Uint8Array(grown)
+  slots = new Int32Array(grown)
 }
 
 /** How many of `ids` each group holds, into `counts[0, groups)`. */

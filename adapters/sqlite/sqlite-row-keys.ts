@@ -3,7 +3,12 @@ import type { BeneficiaryStatus, BeneficiarySummary } from '../../core/beneficia
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { byCodePoint } from './sqlite-counted-keys.js'
 import { parseWrittenIds } from './sqlite-counters.js'
-import { selectByGroup, selectPage, type SortGroups } from './sqlite-page-selection.js'
+import {
+  groupCountsOf,
+  selectByGroup,
+  selectPage,
+  type SortGroups,
+} from './sqlite-page-selection.js'
 import { MAX_PAIR_TERMS, NamePairs } from './sqlite-name-pairs.js'
 import { SqliteTextColumn } from './sqlite-text-column.js'
 import { UpdateOrder, type UpdateKeys } from './sqlite-update-order.js'
@@ -11,6 +16,8 @@ import { lowerBound, Postings, WordIndex } from './sqlite-word-index.js'
 
 /** Ids of the write log a copy applies at most at once; further behind, it loads anew. */
 const MAX_CAUGHT_UP = 50_000
+/** Counts by group `page` keeps at most, between two changes of the records. */
+const MAX_COUNTED = 4_096
 /**
  * Distinct names (first and last) up to which a search of several terms is answered by names
  * (about 0.1 µs a name to mark the terms it holds, once a search), and beyond which by the word
@@ -236,6 +243,12 @@ export class SqliteRowKeys {
   #pairs = new Int32Array(0)
   /** The ids of each pair of name entries: a search of several terms unites those it matches. */
   #namePairs = new NamePairs()
+  /**
+   * How many of the ids of a caller's key (a search and its filters) each group of a sort holds,
+   * by key and sort, until the records change: the next page, or the same page again, of a
+   * sorted search reads each match once, not twice.
+   */
+  readonly #counted = new Map<string, Int32Array>()
   #firstNames = new NameRanks()
   #lastNames = new NameRanks()
   readonly #byUpdate = new UpdateOrder()
@@ -290,6 +303,7 @@ export class SqliteRowKeys {
   refresh(): boolean {
     const generation = this.#generation.get() ?? 0
     if (generation === this.#held) return true
+    this.#counted.clear()
     if (this.#held >= 0 && generation > this.#held && this.#catchUp(generation)) return true
     return this.#load(generation)
   }
@@ -298,9 +312,11 @@ export class SqliteRowKeys {
    * The ids of the page `query` asks for (its sort, direction, offset and limit) among `ids`, the
    * ids of every match, ascending: a slice when sorted by id, and by creation while records were
    * created in id order (the two orders are then one, ties going by id); else the page's places
-   * found by `selectPage`.
+   * found by `selectPage` (by creation) or `selectByGroup` (by name or update). `key` names the
+   * ids for the caller until the records change (a search and its filters): their counts by
+   * group are then kept, and the next page of the same ids and sort does not count them again.
    */
-  page(ids: Int32Array, query: ListQuery): number[] {
+  page(ids: Int32Array, query: ListQuery, key?: string): number[] {
     const [start, end] = placesOf(query, ids.length)
     if (start >= end) return []
     const page =
@@ -308,8 +324,32 @@ export class SqliteRowKeys {
         ? Array.from(ids.subarray(start, end))
         : query.sort === 'created_at'
           ? selectPage(ids, this.#created, start, end)
-          : selectByGroup(ids, this.#groups(query.sort), start, end)
+          : this.#selectByGroup(
+              ids,
+              this.#groups(query.sort),
+              start,
+              end,
+              key === undefined ? undefined : `${key}\u0000${query.sort}`,
+            )
     return query.descending ? page.reverse() : page
+  }
+
+  /** `selectByGroup`, with the counts by group of `key`'s ids kept for the next page. */
+  #selectByGroup(
+    ids: Int32Array,
+    sort: SortGroups,
+    start: number,
+    end: number,
+    key: string | undefined,
+  ): number[] {
+    if (key === undefined) return selectByGroup(ids, sort, start, end)
+    let counted = this.#counted.get(key)
+    if (counted === undefined) {
+      if (this.#counted.size >= MAX_COUNTED) this.#counted.clear()
+      counted = groupCountsOf(ids, sort)
+      this.#counted.set(key, counted)
+    }
+    return selectByGroup(ids, sort, start, end, counted)
   }
 
   /**
