@@ -224,8 +224,8 @@ export class SqliteRowKeys {
   readonly #statusCodes = new Map<string, number>()
   /** Statuses by code. */
   readonly #statusNames: string[] = ['']
-  #emails = new SqliteTextColumn()
-  #phones = new SqliteTextColumn()
+  /** Each record's e-mail (field 0) and phone (field 1), side by side. */
+  #contacts = new SqliteTextColumn(2)
   #words = new WordIndex()
   #created = new Float64Array(0)
   #updated = new Float64Array(0)
@@ -580,8 +580,8 @@ export class SqliteRowKeys {
       id,
       first_name: this.#firstNames.raw(this.#first[id]!),
       last_name: this.#lastNames.raw(this.#last[id]!),
-      email: this.#emails.get(id)!,
-      phone: this.#phones.get(id),
+      email: this.#contacts.get(id, 0)!,
+      phone: this.#contacts.get(id, 1),
       status: this.#statusNames[this.#status[id]!] as BeneficiaryStatus,
       created_at: this.#created[id]!,
       updated_at: this.#updated[id]!,
@@ -682,8 +682,7 @@ export class SqliteRowKeys {
     this.#last = new Uint16Array(0)
     this.#pairs = new Int32Array(0)
     this.#namePairs = new NamePairs()
-    this.#emails = new SqliteTextColumn()
-    this.#phones = new SqliteTextColumn()
+    this.#contacts = new SqliteTextColumn(2)
     // Names no record holds any more are not kept from one load to the next.
     this.#firstNames = new NameRanks()
     this.#lastNames = new NameRanks()
@@ -755,8 +754,7 @@ export class SqliteRowKeys {
     this.#status[id] = code
     this.#created[id] = createdAt
     this.#updated[id] = updatedAt
-    this.#emails.set(id, email)
-    this.#phones.set(id, phone)
+    this.#contacts.set(id, email, phone)
     this.#byUpdate.change(id, held ? heldCode : 0, code, moved, this.#updateKeys())
     if (!held) this.#countId(id, code, 1)
     else if (heldCode !== code) {
@@ -785,8 +783,7 @@ export class SqliteRowKeys {
     this.#status[id] = 0
     this.#byUpdate.change(id, code, 0, true, this.#updateKeys())
     this.#countId(id, code, -1)
-    this.#emails.delete(id)
-    this.#phones.delete(id)
+    this.#contacts.delete(id)
   }
 
   /** The search words of a record with these name entries. */
@@ -813,7 +810,6 @@ export class SqliteRowKeys {
     this.#first = entries(this.#first)
     this.#last = entries(this.#last)
     this.#pairs = grown(this.#pairs, new Int32Array(length))
-    this.#emails.grow(length)
-    this.#phones.grow(length)
+    this.#contacts.grow(length)
   }
 }

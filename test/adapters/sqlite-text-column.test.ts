@@ -37,3 +37,41 @@ describe('SqliteTextColumn', () => {
     assert.ok(column.bytes <= 2 * live + 1024, `${column.bytes} bytes held for ${live} live`)
   })
 })
+
+describe('SqliteTextColumn of two fields', () => {
+  it('gives back both texts of every id, each null or not, while they are replaced past compaction', () => {
+    const random = new Random(22)
+    const column = new SqliteTextColumn(2)
+    const held = new Map<number, [string | null, string | null]>()
+    const texts = ['', 'a', 'ü@example.org', '𝒜lice', '+39 06 1234 5678']
+    const draw = () =>
+      random.next() < 0.2 ? null : random.pick(texts).repeat(random.between(1, 16))
+    column.grow(6_000)
+    for (let step = 0; step < 120_000; step++) {
+      const id = random.between(0, 5_999)
+      if (random.next() < 0.1) {
+        column.delete(id)
+        held.delete(id)
+      } else {
+        const pair: [string | null, string | null] = [draw(), draw()]
+        column.set(id, ...pair)
+        held.set(id, pair)
+      }
+      if (step % 4_999 === 0) {
+        for (let other = 0; other < 6_000; other++) {
+          const [first, second] = held.get(other) ?? [null, null]
+          assert.deepEqual(
+            [column.get(other, 0), column.get(other, 1)],
+            [first, second],
+            `id ${other}`,
+          )
+        }
+      }
+    }
+    let live = 0
+    for (const pair of held.values()) {
+      for (const text of pair) live += text === null ? 0 : Buffer.byteLength(text)
+    }
+    assert.ok(column.bytes <= 2 * live + 1024, `${column.bytes} bytes held for ${live} live`)
+  })
+})
