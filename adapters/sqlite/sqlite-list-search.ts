@@ -98,6 +98,8 @@ export class SqliteListSearch {
 
   /** A page from the copy of the records' words and keys. */
   #pageFromCopy(query: ListQuery, terms: readonly string[]): Page<BeneficiarySummary> {
+    const named = this.#keys.namedPage(terms, query)
+    if (named !== undefined) return { items: this.#keys.summaries(named.ids), total: named.total }
     const { status, createdFrom: from = NO_LOWER, createdBefore: before = NO_UPPER } = query
     const key = `${terms.join(' ')}\u0000${status}\u0000${from}\u0000${before}`
     const ids = this.#matchesOf(query, terms, key)

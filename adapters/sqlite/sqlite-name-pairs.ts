@@ -3,74 +3,176 @@ import { Postings } from './sqlite-word-index.js'
 /** Terms a search tests by pair at most: one bit of a mask each. */
 export const MAX_PAIR_TERMS = 31
 
+/** Status codes are below this. */
+const CODES = 256
+
+/** Which name a sort goes by: the first (0) or the last (1). */
+export type NameSide = 0 | 1
+
 /**
- * The ids of the records of each pair of names (first and last name entries), ascending. A
- * search's terms are tested against names, so the records of one pair match a search of several
- * terms all or none: the matches are the union of the pairs whose names hold every term, found
- * without reading a record. Where names are few against records, as in most registers (the
- * benchmark's million records hold 5,795 pairs), that costs far less than testing each match of
- * the rarest term (`SqliteRowKeys#search` chooses by what each would read).
+ * What a search asks of a class: `firstTerms[entry]` has bit `t` set where first name `entry`
+ * holds term `t`, `lastTerms` the same by last name, `all` every term's bit, and `code` the
+ * status code (0: any).
+ */
+export interface ClassTest {
+  readonly firstTerms: Int32Array
+  readonly lastTerms: Int32Array
+  readonly all: number
+  readonly code: number
+}
+
+/**
+ * The ids of the records of each class, ascending: a pair of names (first and last name entries)
+ * with a status. A search's terms are tested against names, so the records of one class match a
+ * search, with or without a status, all or none: its matches are the union of the classes whose
+ * names hold every term, found without reading a record, and so are their number and their
+ * counts by name. Where names are few against records, as in most registers (the benchmark's
+ * million records hold 5,795 pairs of names, 17,352 classes), that costs far less than a pass
+ * over the matches of the rarest term (`SqliteRowKeys` chooses by what each would read).
  */
 export class NamePairs {
-  /** Each pair's place in the arrays below, by first name entry, then by last. */
+  /** Each class's place in the arrays below, by first name entry, then by last and status. */
   readonly #places: Map<number, number>[] = []
   #firsts = new Int32Array(64)
   #lasts = new Int32Array(64)
+  #codes = new Int32Array(64)
+  /** Each class's number of records, read without going through its `Postings`. */
+  #sizes = new Int32Array(64)
   readonly #ids: Postings[] = []
-  /** Marks of the union by id, 32 a word, and a mark a word marked, 32 a word: all zero between calls. */
+  /** The places of the classes of each name, by side, then by entry. */
+  readonly #byName: [number[][], number[][]] = [[], []]
+  /** `#taken`'s places. */
+  #takenPlaces = new Int32Array(0)
+  /** Marks of a union by id, 32 a word, and a mark a word marked: all zero between calls. */
   #marks = new Int32Array(0)
   #marked = new Int32Array(0)
 
-  /** How many pairs records hold, or held: a pair whose records all went stays, empty. */
+  /** How many classes records hold, or held: a class whose records all went stays, empty. */
   get size(): number {
     return this.#ids.length
   }
 
-  add(first: number, last: number, id: number): void {
+  add(first: number, last: number, code: number, id: number): void {
     const places = (this.#places[first] ??= new Map())
-    let place = places.get(last)
+    const key = last * CODES + code
+    let place = places.get(key)
     if (place === undefined) {
       place = this.#ids.length
-      places.set(last, place)
+      places.set(key, place)
       if (place === this.#firsts.length) {
         this.#firsts = grown(this.#firsts)
         this.#lasts = grown(this.#lasts)
+        this.#codes = grown(this.#codes)
+        this.#sizes = grown(this.#sizes)
       }
       this.#firsts[place] = first
       this.#lasts[place] = last
+      this.#codes[place] = code
       this.#ids.push(new Postings())
+      ;(this.#byName[0][first] ??= []).push(place)
+      ;(this.#byName[1][last] ??= []).push(place)
     }
     this.#ids[place]!.add(id)
+    this.#sizes[place] = this.#ids[place]!.length
   }
 
-  remove(first: number, last: number, id: number): void {
-    const place = this.#places[first]?.get(last)
-    if (place !== undefined) this.#ids[place]!.remove(id)
+  remove(first: number, last: number, code: number, id: number): void {
+    const place = this.#places[first]?.get(last * CODES + code)
+    if (place === undefined) return
+    this.#ids[place]!.remove(id)
+    this.#sizes[place] = this.#ids[place]!.length
   }
 
   /**
-   * The ids of the records whose pair holds every term, ascending, into the array `into` gives
-   * (as a view of it): `firstTerms[entry]` has bit `t` set where first name `entry` holds term
-   * `t`, `lastTerms` the same by last name, and `all` every term's bit. The pairs' ids, disjoint,
-   * are marked in a bitmap by id and read back in order, through a second bitmap of the words
-   * marked, so that a few matches do not cost a read of every word.
+   * The ids of the records of the classes `test` takes, ascending, into the array `into` gives
+   * (as a view of it).
    */
-  union(
-    firstTerms: Int32Array,
-    lastTerms: Int32Array,
-    all: number,
+  union(test: ClassTest, into: (length: number) => Int32Array): Int32Array {
+    const taken = this.#taken(test)
+    const chosen: Int32Array[] = []
+    for (let i = 0; i < taken.length; i++) chosen.push(this.#ids[taken[i]!]!.ids)
+    return this.#unite(chosen, into)
+  }
+
+  /**
+   * How many records of the classes `test` takes each name of `side` holds, added into
+   * `counts` by name entry.
+   */
+  countByName(test: ClassTest, side: NameSide, counts: Int32Array): void {
+    const [names, sizes, taken] = [
+      side === 0 ? this.#firsts : this.#lasts,
+      this.#sizes,
+      this.#taken(test),
+    ]
+    for (let i = 0; i < taken.length; i++) counts[names[taken[i]!]!]! += sizes[taken[i]!]!
+  }
+
+  /**
+   * The ids of the records of the classes `test` takes among those of name `entry` of `side`,
+   * ascending, into the array `into` gives.
+   */
+  unionOfName(
+    test: ClassTest,
+    side: NameSide,
+    entry: number,
     into: (length: number) => Int32Array,
   ): Int32Array {
+    const { firstTerms, lastTerms, all, code } = test
+    const [firsts, lasts, codes, sizes] = [this.#firsts, this.#lasts, this.#codes, this.#sizes]
     const chosen: Int32Array[] = []
+    for (const place of this.#byName[side][entry] ?? []) {
+      const held = (firstTerms[firsts[place]!]! | lastTerms[lasts[place]!]!) === all
+      if (held && (code === 0 || codes[place] === code) && sizes[place]! > 0) {
+        chosen.push(this.#ids[place]!.ids)
+      }
+    }
+    return this.#unite(chosen, into)
+  }
+
+  /**
+   * The places of the classes `test` takes that hold records, in a work array reused by the next
+   * call. Every such class holds the first term (bit 0: the caller puts the rarest first) by its
+   * first name or its last, so only the classes of the names holding it are tested: a few
+   * hundred for a term of three letters or more, where there are thousands of classes.
+   */
+  #taken({ firstTerms, lastTerms, all, code }: ClassTest): Int32Array {
+    if (this.#takenPlaces.length < this.#ids.length) {
+      this.#takenPlaces = new Int32Array(this.#firsts.length)
+    }
+    const [taken, firsts, lasts, codes, sizes] = [
+      this.#takenPlaces,
+      this.#firsts,
+      this.#lasts,
+      this.#codes,
+      this.#sizes,
+    ]
+    let count = 0
+    for (const side of [0, 1] as const) {
+      const [terms, classes] = [side === 0 ? firstTerms : lastTerms, this.#byName[side]]
+      for (let entry = 0; entry < classes.length; entry++) {
+        if ((terms[entry]! & 1) === 0) continue
+        for (const place of classes[entry] ?? []) {
+          // A class whose first name holds the first term is taken from that side alone.
+          if (side === 1 && (firstTerms[firsts[place]!]! & 1) !== 0) continue
+          const held = (firstTerms[firsts[place]!]! | lastTerms[lasts[place]!]!) === all
+          if (held && (code === 0 || codes[place] === code) && sizes[place]! > 0) {
+            taken[count++] = place
+          }
+        }
+      }
+    }
+    return taken.subarray(0, count)
+  }
+
+  /**
+   * The ids of disjoint ascending lists, ascending: marked in a bitmap by id and read back in
+   * order, through a second bitmap of the words marked, so that a few ids do not cost a read of
+   * every word.
+   */
+  #unite(chosen: readonly Int32Array[], into: (length: number) => Int32Array): Int32Array {
     let count = 0
     let largest = 0
-    const [firsts, lasts, pairs] = [this.#firsts, this.#lasts, this.#ids]
-    for (let pair = 0; pair < pairs.length; pair++) {
-      if ((firstTerms[firsts[pair]!]! | lastTerms[lasts[pair]!]!) !== all) continue
-      const postings = pairs[pair]!
-      if (postings.length === 0) continue
-      const ids = postings.ids
-      chosen.push(ids)
+    for (const ids of chosen) {
       count += ids.length
       largest = Math.max(largest, ids[ids.length - 1]!)
     }

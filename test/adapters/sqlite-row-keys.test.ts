@@ -159,43 +159,56 @@ describe('narrowestTerms', () => {
 })
 
 describe('NamePairs', () => {
-  it('unites the records of the pairs of names whose masks together hold every term, as a test of each record does', () => {
+  it('unites and counts by name the records of the classes whose names hold every term, with the status asked, as a test of each record does', () => {
     const random = new Random(31)
     const pairs = new NamePairs()
-    const held = new Map<number, [number, number]>()
+    const held = new Map<number, [first: number, last: number, code: number]>()
     const firstTerms = new Int32Array(12)
     const lastTerms = new Int32Array(12)
     const into = (length: number) => new Int32Array(length)
+    const ascending = (ids: Iterable<number>) => [...ids].sort((a, b) => a - b)
     for (let step = 0; step < 4_000; step++) {
       // Ids up to 70,000: the marks span several words of their summary.
       const id = random.between(1, 70_000)
       const old = held.get(id)
-      if (old !== undefined) pairs.remove(old[0], old[1], id)
+      if (old !== undefined) pairs.remove(...old, id)
       if (random.next() < 0.2) {
         held.delete(id)
       } else {
-        const pair: [number, number] = [random.between(0, 11), random.between(0, 11)]
-        pairs.add(pair[0], pair[1], id)
-        held.set(id, pair)
+        const record: [number, number, number] = [
+          random.between(0, 11),
+          random.between(0, 11),
+          random.between(1, 3),
+        ]
+        pairs.add(...record, id)
+        held.set(id, record)
       }
       if (step % 50 !== 0) continue
-      const terms = random.between(1, 3)
-      const all = 2 ** terms - 1
+      const all = 2 ** random.between(1, 3) - 1
       for (let entry = 0; entry < 12; entry++) {
         firstTerms[entry] = random.between(0, all)
         lastTerms[entry] = random.between(0, all)
       }
-      const expectedIds = [...held]
-        .filter(([, [first, last]]) => (firstTerms[first]! | lastTerms[last]!) === all)
-        .map(([id]) => id)
-        .sort((a, b) => a - b)
-      assert.deepEqual(Array.from(pairs.union(firstTerms, lastTerms, all, into)), expectedIds)
+      const test = { firstTerms, lastTerms, all, code: random.between(0, 3) }
+      const taken = [...held].filter(
+        ([, [first, last, code]]) =>
+          (test.code === 0 || code === test.code) &&
+          (firstTerms[first]! | lastTerms[last]!) === all,
+      )
+      assert.deepEqual(Array.from(pairs.union(test, into)), ascending(taken.map(([id]) => id)))
+      const side = random.between(0, 1) as 0 | 1
+      const counts = new Int32Array(12)
+      pairs.countByName(test, side, counts)
+      for (let entry = 0; entry < 12; entry++) {
+        const ofName = taken.filter(([, record]) => record[side] === entry).map(([id]) => id)
+        assert.equal(counts[entry], ofName.length)
+        assert.deepEqual(Array.from(pairs.unionOfName(test, side, entry, into)), ascending(ofName))
+      }
     }
     // Called again, the marks left by the last call are none.
-    const all = 1
     firstTerms.fill(1)
     lastTerms.fill(0)
-    assert.equal(pairs.union(firstTerms, lastTerms, all, into).length, held.size)
+    assert.equal(pairs.union({ firstTerms, lastTerms, all: 1, code: 0 }, into).length, held.size)
   })
 })
 
