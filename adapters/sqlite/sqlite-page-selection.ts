@@ -177,12 +177,13 @@ function takeGroups(
 
 /**
  * How many of `ids` each group of `sort` holds, by group: what `selectByGroup` counts first, for a
- * caller that asks for several pages of the same ids and sort to pass it as `counted`.
+ * caller that asks for several pages of the same ids and sort to keep and pass as `counted`. A
+ * view of a work array the next call reuses: copy it.
  */
 export function groupCountsOf(ids: Int32Array, { via, shift, groups }: SortGroups): Int32Array {
   reserveGroups(groups)
   countGroups(ids, via, shift, groups, groupCounts)
-  return groupCounts.slice(0, groups)
+  return groupCounts.subarray(0, groups)
 }
 
 /** Makes the work arrays by group hold `groups`. */

@@ -16,8 +16,14 @@ import { lowerBound, Postings, WordIndex } from './sqlite-word-index.js'
 
 /** Ids of the write log a copy applies at most at once; further behind, it loads anew. */
 const MAX_CAUGHT_UP = 50_000
-/** Counts by group `page` keeps at most, between two changes of the records. */
-const MAX_COUNTED = 4_096
+/**
+ * Counts by group `page` keeps at most, between two changes of the records, all in one array
+ * (4 MB): an array each, made and let go at every sorted search with a date range (whose keys
+ * seldom come again), would have V8 sweep them by the thousand.
+ */
+const MAX_COUNTED = 1 << 20
+/** Keys of counts by group kept at most. */
+const MAX_COUNTED_KEYS = 4_096
 /**
  * Distinct names (first and last) up to which a search of several terms is answered by names
  * (about 0.1 µs a name to mark the terms it holds, once a search), and beyond which by the word
@@ -248,7 +254,10 @@ export class SqliteRowKeys {
    * by key and sort, until the records change: the next page, or the same page again, of a
    * sorted search reads each match once, not twice.
    */
-  readonly #counted = new Map<string, Int32Array>()
+  readonly #counted = new Map<string, number>()
+  /** The counts of `#counted`, one key's after the other's. */
+  #countedCounts = new Int32Array(0)
+  #countedUsed = 0
   #firstNames = new NameRanks()
   #lastNames = new NameRanks()
   readonly #byUpdate = new UpdateOrder()
@@ -303,7 +312,7 @@ export class SqliteRowKeys {
   refresh(): boolean {
     const generation = this.#generation.get() ?? 0
     if (generation === this.#held) return true
-    this.#counted.clear()
+    this.#forgetCounted()
     if (this.#held >= 0 && generation > this.#held && this.#catchUp(generation)) return true
     return this.#load(generation)
   }
@@ -404,12 +413,19 @@ export class SqliteRowKeys {
     key: string | undefined,
   ): number[] {
     if (key === undefined) return selectByGroup(ids, sort, start, end)
-    let counted = this.#counted.get(key)
-    if (counted === undefined) {
-      if (this.#counted.size >= MAX_COUNTED) this.#counted.clear()
-      counted = groupCountsOf(ids, sort)
-      this.#counted.set(key, counted)
+    let at = this.#counted.get(key)
+    if (at === undefined) {
+      const counts = groupCountsOf(ids, sort)
+      if (counts.length > MAX_COUNTED) return selectByGroup(ids, sort, start, end, counts)
+      const full = this.#countedUsed + counts.length > MAX_COUNTED
+      if (full || this.#counted.size >= MAX_COUNTED_KEYS) this.#forgetCounted()
+      if (this.#countedCounts.length === 0) this.#countedCounts = new Int32Array(MAX_COUNTED)
+      at = this.#countedUsed
+      this.#countedCounts.set(counts, at)
+      this.#countedUsed += counts.length
+      this.#counted.set(key, at)
     }
+    const counted = this.#countedCounts.subarray(at, at + sort.groups)
     return selectByGroup(ids, sort, start, end, counted)
   }
 
@@ -561,6 +577,11 @@ export class SqliteRowKeys {
     while (first <= last && (statuses[first] === 0 || created[first]! < from)) first++
     while (last >= first && (statuses[last] === 0 || created[last]! >= before)) last--
     return [first, last]
+  }
+
+  #forgetCounted(): void {
+    this.#counted.clear()
+    this.#countedUsed = 0
   }
 
   /** The code of `status`: 0 for any (undefined), -1 for one no record ever had. */
