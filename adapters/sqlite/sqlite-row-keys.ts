@@ -209,8 +209,9 @@ const KEY_COLUMNS =
  * This connection's copy of what every record is listed by, and of what a list shows of it: its
  * status, creation and update times and name entries, in typed arrays indexed by id (25 bytes a
  * record), its search words (`WordIndex`), its names' ids (`NameRanks`), its place in the order
- * by update (`UpdateOrder`), counts of records by bucket of ids and status, and its e-mail and
- * phone (`SqliteTextColumn`): about 150 MB at a million records. Every list is filtered and
+ * by update (`UpdateOrder`), counts of records by bucket of ids and status, the ids of each
+ * class of records (pair of names and status, `NamePairs`), and its e-mail and phone
+ * (`SqliteTextColumn`): about 150 MB at a million records. Every list is filtered and
  * sorted here, and every page's rows are built from here (`summaries`), where SQLite looked each
  * row up by id (2.3 µs). Loaded on first use (about 2.6 s at a million records), it follows the
  * file through the write log, to which every write appends the ids it wrote, in its own
