@@ -104,13 +104,13 @@ export function selectByGroup(
   let through = skipped + counts[groupAtRank(first)]!
   while (through < last) through += counts[groupAtRank(++final)]!
   const [from, to] = [start - skipped, last - skipped]
-  if (first === final && within === undefined) {
-    return Array.from(takeGroup(ids, via, shift, groupAtRank(first), to).subarray(from, to))
-  }
   const flags = taken
   flags.fill(0, 0, groups)
   for (let rank = first; rank <= final; rank++) flags[groupAtRank(rank)] = 1
-  const kept = takeGroups(ids, via, shift, flags, through - skipped)
+  // One group, its ids in their order: its first `to` are the page's places up to its last.
+  const single = first === final && within === undefined
+  const kept = takeGroups(ids, via, shift, flags, single ? to : through - skipped)
+  if (single) return Array.from(kept.subarray(from, to))
   if (within !== undefined) {
     const keys = keptKeys
     for (let i = 0; i < kept.length; i++) keys[i] = within[kept[i]!]!
@@ -135,28 +135,9 @@ export function selectByGroup(
 }
 
 /**
- * The first `count` ids of `ids` in `group`, in order, as the start of the work array: each id is
- * written at the next place, which only moves on for one of the group.
+ * The first `count` ids of `ids` in the groups `flags` marks, in order, as the start of the work
+ * array: each id is written at the next place, which only moves on for one of those groups.
  */
-function takeGroup(
-  ids: Int32Array,
-  via: Int32Array | Uint16Array,
-  shift: number,
-  group: number,
-  count: number,
-): Int32Array {
-  reserve(count + 1)
-  const kept = keptIds
-  let at = 0
-  for (let i = 0; i < ids.length && at < count; i++) {
-    const id = ids[i]!
-    kept[at] = id
-    at += Number(via[id]! >> shift === group)
-  }
-  return kept.subarray(0, at)
-}
-
-/** The ids of `ids` in the groups `flags` marks, `count` of them, in order, as `takeGroup` does. */
 function takeGroups(
   ids: Int32Array,
   via: Int32Array | Uint16Array,
