@@ -9,7 +9,7 @@ import {
   selectPage,
   type SortGroups,
 } from './sqlite-page-selection.js'
-import { MAX_PAIR_TERMS, NamePairs, type ClassTest } from './sqlite-name-pairs.js'
+import { MAX_CLASS_TERMS, NameClasses, type ClassTest } from './sqlite-name-classes.js'
 import { SqliteTextColumn } from './sqlite-text-column.js'
 import { UpdateOrder, type UpdateKeys } from './sqlite-update-order.js'
 import { lowerBound, Postings, WordIndex } from './sqlite-word-index.js'
@@ -32,11 +32,11 @@ const MAX_COUNTED_KEYS = 4_096
  */
 const MAX_NAMES_TESTED = 4_096
 /**
- * What a class of records (a pair of names and a status, `NamePairs`) costs a search answered by
+ * What a class of records (a pair of names and a status, `NameClasses`) costs a search answered by
  * classes, in matches of its rarest term read instead (measured: about 1 ns a class tested, 6 ns
  * a match united, 5–10 ns a match whose names are tested by id from 4 MB).
  */
-const PAIR_COST = 0.25
+const CLASS_COST = 0.25
 
 /**
  * What walking a name costs to find a page of a date range sorted by name (two binary searches
@@ -210,7 +210,7 @@ const KEY_COLUMNS =
  * status, creation and update times and name entries, in typed arrays indexed by id (25 bytes a
  * record), its search words (`WordIndex`), its names' ids (`NameRanks`), its place in the order
  * by update (`UpdateOrder`), counts of records by bucket of ids and status, the ids of each
- * class of records (pair of names and status, `NamePairs`), and its e-mail and phone
+ * class of records (pair of names and status, `NameClasses`), and its e-mail and phone
  * (`SqliteTextColumn`): about 150 MB at a million records. Every list is filtered and
  * sorted here, and every page's rows are built from here (`summaries`), where SQLite looked each
  * row up by id (2.3 µs). Loaded on first use (about 2.6 s at a million records), it follows the
@@ -248,8 +248,11 @@ export class SqliteRowKeys {
    * only while names are at most {@link MAX_NAMES_TESTED}, so that every entry fits in 16 bits.
    */
   #pairs = new Int32Array(0)
-  /** The ids of each pair of name entries: a search of several terms unites those it matches. */
-  #namePairs = new NamePairs()
+  /**
+   * The ids of each class of records (pair of name entries and status): a search of several
+   * terms unites those it matches, and a search sorted by a name counts and pages from them.
+   */
+  #classes = new NameClasses()
   /**
    * How many of the ids of a caller's key (a search and its filters) each group of a sort holds,
    * by key and sort, until the records change: the next page, or the same page again, of a
@@ -320,11 +323,11 @@ export class SqliteRowKeys {
 
   /**
    * The page `query` asks for of a search sorted by a name, with a status or none and no dates,
-   * and the number of its matches, from the classes of records (`NamePairs`) rather than from the
+   * and the number of its matches, from the classes of records (`NameClasses`) rather than from the
    * matches themselves: the classes' counts by name give the names holding the page, whose
    * records matching are the name's own (a name holding every term) or the union of its classes
-   * that hold them. No match outside the page is read: `m` sorted by last name, 281,000 matches,
-   * cost 1 ms as a pass over them, about 40 µs so. `undefined` where a pass over the matches of
+   * that hold them. No match outside the page is read: a list of `m` sorted by last name (281,000
+   * matches) cost 1 ms with a pass over them, 174 µs so. `undefined` where a pass over the matches of
    * the rarest term costs less (classes many against them), or for another sort or with dates.
    */
   namedPage(
@@ -336,11 +339,11 @@ export class SqliteRowKeys {
     if (createdFrom !== undefined || createdBefore !== undefined) return undefined
     const distinct = [...new Set(terms)]
     const names = this.#firstNames.size + this.#lastNames.size
-    if (distinct.length > MAX_PAIR_TERMS || names > MAX_NAMES_TESTED) return undefined
+    if (distinct.length > MAX_CLASS_TERMS || names > MAX_NAMES_TESTED) return undefined
     // The rarest term first: the classes tested are those of the names holding it.
     const weights = new Map(distinct.map((term) => [term, this.#words.weight(term)]))
     distinct.sort((a, b) => weights.get(a)! - weights.get(b)!)
-    if (this.#namePairs.size * PAIR_COST + names >= weights.get(distinct[0]!)!) return undefined
+    if (this.#classes.size * CLASS_COST + names >= weights.get(distinct[0]!)!) return undefined
     const code = this.#codeOf(status)
     if (code < 0) return { ids: [], total: 0 }
     const test: ClassTest = {
@@ -354,7 +357,7 @@ export class SqliteRowKeys {
         ? ([0, this.#firstNames, test.firstTerms] as const)
         : ([1, this.#lastNames, test.lastTerms] as const)
     const counts = this.#scratch(ranks.size, 'nameCounts').fill(0, 0, ranks.size)
-    this.#namePairs.countByName(test, side, counts)
+    this.#classes.countByName(test, side, counts)
     let total = 0
     for (let entry = 0; entry < ranks.size; entry++) total += counts[entry]!
     const [start, end] = placesOf(query, total)
@@ -369,7 +372,7 @@ export class SqliteRowKeys {
       const ids =
         sideTerms[entry] === test.all
           ? ranks.ids(entry, code)
-          : this.#namePairs.unionOfName(test, side, entry, (length) =>
+          : this.#classes.unionOfName(test, side, entry, (length) =>
               this.#scratch(length, 'search'),
             )
       const [from, to] = [Math.max(0, start - skipped), Math.min(ids.length, end - skipped)]
@@ -612,7 +615,7 @@ export class SqliteRowKeys {
   search(terms: readonly string[]): Int32Array {
     const distinct = [...new Set(terms)]
     const names = this.#firstNames.size + this.#lastNames.size
-    if (distinct.length === 1 || distinct.length > MAX_PAIR_TERMS || names > MAX_NAMES_TESTED) {
+    if (distinct.length === 1 || distinct.length > MAX_CLASS_TERMS || names > MAX_NAMES_TESTED) {
       return this.#words.search(distinct)
     }
     const weights = new Map(distinct.map((term) => [term, this.#words.weight(term)]))
@@ -624,11 +627,11 @@ export class SqliteRowKeys {
       this.#lastNames.holdingEach(distinct),
     ]
     const fewest = weights.get(distinct[0]!)!
-    // The pairs of names holding every term, united, where that reads less than testing the
-    // names of each match of the rarest term (both cost about as much an id, and a pair a few).
-    if (this.#namePairs.size * PAIR_COST + this.#status.length / 1024 < fewest) {
+    // The classes whose names hold every term, united, where that costs less than testing the
+    // names of each match of the rarest term (`CLASS_COST`).
+    if (this.#classes.size * CLASS_COST + this.#status.length / 1024 < fewest) {
       const test = { firstTerms, lastTerms, all: 2 ** distinct.length - 1, code: 0 }
-      return this.#namePairs.union(test, (length) => this.#scratch(length, 'search'))
+      return this.#classes.union(test, (length) => this.#scratch(length, 'search'))
     }
     // Else the matches of the rarest term, each record's names tested for the other terms in
     // one read by id: the other terms' matches are not made, nor intersected (a common prefix's
@@ -762,7 +765,7 @@ export class SqliteRowKeys {
     this.#first = new Uint16Array(0)
     this.#last = new Uint16Array(0)
     this.#pairs = new Int32Array(0)
-    this.#namePairs = new NamePairs()
+    this.#classes = new NameClasses()
     this.#contacts = new SqliteTextColumn(2)
     // Names no record holds any more are not kept from one load to the next.
     this.#firstNames = new NameRanks()
@@ -814,8 +817,8 @@ export class SqliteRowKeys {
       this.#words.add(id, this.#wordsOf(firstEntry, lastEntry))
     }
     if (!held || heldFirst !== firstEntry || heldLast !== lastEntry || heldCode !== code) {
-      if (held) this.#namePairs.remove(heldFirst, heldLast, heldCode, id)
-      this.#namePairs.add(firstEntry, lastEntry, code, id)
+      if (held) this.#classes.remove(heldFirst, heldLast, heldCode, id)
+      this.#classes.add(firstEntry, lastEntry, code, id)
     }
     for (const [names, from, to] of [
       [this.#firstNames, heldFirst, firstEntry],
@@ -858,7 +861,7 @@ export class SqliteRowKeys {
     if (id >= this.#status.length || this.#status[id] === 0) return
     const [code, first, last] = [this.#status[id]!, this.#first[id]!, this.#last[id]!]
     this.#words.remove(id, this.#wordsOf(first, last))
-    this.#namePairs.remove(first, last, code, id)
+    this.#classes.remove(first, last, code, id)
     this.#firstNames.remove(first, code, id)
     this.#lastNames.remove(last, code, id)
     this.#status[id] = 0

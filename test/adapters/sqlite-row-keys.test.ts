@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { openSqliteStorage, type SqliteStorage } from '../../adapters/sqlite/index.js'
 import { narrowestTerms } from '../../adapters/sqlite/sqlite-list-search.js'
-import { NamePairs } from '../../adapters/sqlite/sqlite-name-pairs.js'
+import { NameClasses } from '../../adapters/sqlite/sqlite-name-classes.js'
 import { selectByGroup, selectPage } from '../../adapters/sqlite/sqlite-page-selection.js'
 import { WordIndex } from '../../adapters/sqlite/sqlite-word-index.js'
 import type { BeneficiaryStatus, SortField } from '../../core/beneficiary.js'
@@ -158,10 +158,10 @@ describe('narrowestTerms', () => {
   })
 })
 
-describe('NamePairs', () => {
+describe('NameClasses', () => {
   it('unites and counts by name the records of the classes whose names hold every term, with the status asked, as a test of each record does', () => {
     const random = new Random(31)
-    const pairs = new NamePairs()
+    const pairs = new NameClasses()
     const held = new Map<number, [first: number, last: number, code: number]>()
     const firstTerms = new Int32Array(12)
     const lastTerms = new Int32Array(12)

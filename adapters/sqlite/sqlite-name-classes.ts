@@ -1,7 +1,7 @@
 import { Postings } from './sqlite-word-index.js'
 
-/** Terms a search tests by pair at most: one bit of a mask each. */
-export const MAX_PAIR_TERMS = 31
+/** Terms a search tests by class at most: one bit of a mask each. */
+export const MAX_CLASS_TERMS = 31
 
 /** Status codes are below this. */
 const CODES = 256
@@ -30,7 +30,7 @@ export interface ClassTest {
  * million records hold 5,795 pairs of names, 17,352 classes), that costs far less than a pass
  * over the matches of the rarest term (`SqliteRowKeys` chooses by what each would read).
  */
-export class NamePairs {
+export class NameClasses {
   /** Each class's place in the arrays below, by first name entry, then by last and status. */
   readonly #places: Map<number, number>[] = []
   #firsts = new Int32Array(64)
