@@ -338,20 +338,12 @@ export class SqliteRowKeys {
     if (sort !== 'first_name' && sort !== 'last_name') return undefined
     if (createdFrom !== undefined || createdBefore !== undefined) return undefined
     const distinct = [...new Set(terms)]
+    const fewest = this.#rarestFirst(distinct)
     const names = this.#firstNames.size + this.#lastNames.size
-    if (distinct.length > MAX_CLASS_TERMS || names > MAX_NAMES_TESTED) return undefined
-    // The rarest term first: the classes tested are those of the names holding it.
-    const weights = new Map(distinct.map((term) => [term, this.#words.weight(term)]))
-    distinct.sort((a, b) => weights.get(a)! - weights.get(b)!)
-    if (this.#classes.size * CLASS_COST + names >= weights.get(distinct[0]!)!) return undefined
+    if (fewest === undefined || this.#classes.size * CLASS_COST + names >= fewest) return undefined
     const code = this.#codeOf(status)
     if (code < 0) return { ids: [], total: 0 }
-    const test: ClassTest = {
-      firstTerms: this.#firstNames.holdingEach(distinct),
-      lastTerms: this.#lastNames.holdingEach(distinct),
-      all: 2 ** distinct.length - 1,
-      code,
-    }
+    const test = this.#classTest(distinct, code)
     const [side, ranks, sideTerms] =
       sort === 'first_name'
         ? ([0, this.#firstNames, test.firstTerms] as const)
@@ -608,29 +600,47 @@ export class SqliteRowKeys {
   }
 
   /**
+   * Sorts `distinct` search terms rarest first (the term whose words hold the fewest ids: the
+   * classes a search tests are those of the names holding it, and a test of each match reads
+   * its matches) and gives that term's ids; `undefined` where the terms are too many for a mask
+   * or the names too many to mark ({@link MAX_NAMES_TESTED}).
+   */
+  #rarestFirst(distinct: string[]): number | undefined {
+    const names = this.#firstNames.size + this.#lastNames.size
+    if (distinct.length > MAX_CLASS_TERMS || names > MAX_NAMES_TESTED) return undefined
+    const weights = new Map(distinct.map((term) => [term, this.#words.weight(term)]))
+    distinct.sort((a, b) => weights.get(a)! - weights.get(b)!)
+    return weights.get(distinct[0]!)!
+  }
+
+  /**
+   * What a search of `distinct` terms (rarest first) with status `code` (0: any) asks of a class:
+   * by name entry, a bit for each term its name holds, so that a pair of names matches when its
+   * two masks together hold every bit.
+   */
+  #classTest(distinct: readonly string[], code: number): ClassTest {
+    return {
+      firstTerms: this.#firstNames.holdingEach(distinct),
+      lastTerms: this.#lastNames.holdingEach(distinct),
+      all: 2 ** distinct.length - 1,
+      code,
+    }
+  }
+
+  /**
    * The ids of the records with a word starting with every term (D16), ascending. The array may
    * be the word index's own, or a scratch array the next call to `search` or `filter` reuses:
    * read it before, do not change it.
    */
   search(terms: readonly string[]): Int32Array {
     const distinct = [...new Set(terms)]
-    const names = this.#firstNames.size + this.#lastNames.size
-    if (distinct.length === 1 || distinct.length > MAX_CLASS_TERMS || names > MAX_NAMES_TESTED) {
-      return this.#words.search(distinct)
-    }
-    const weights = new Map(distinct.map((term) => [term, this.#words.weight(term)]))
-    distinct.sort((a, b) => weights.get(a)! - weights.get(b)!)
-    // By name entry, a bit for each term its name holds: a pair of names matches when its two
-    // masks together hold every bit.
-    const [firstTerms, lastTerms] = [
-      this.#firstNames.holdingEach(distinct),
-      this.#lastNames.holdingEach(distinct),
-    ]
-    const fewest = weights.get(distinct[0]!)!
+    const fewest = distinct.length === 1 ? undefined : this.#rarestFirst(distinct)
+    if (fewest === undefined) return this.#words.search(distinct)
+    const test = this.#classTest(distinct, 0)
+    const { firstTerms, lastTerms } = test
     // The classes whose names hold every term, united, where that costs less than testing the
     // names of each match of the rarest term (`CLASS_COST`).
     if (this.#classes.size * CLASS_COST + this.#status.length / 1024 < fewest) {
-      const test = { firstTerms, lastTerms, all: 2 ** distinct.length - 1, code: 0 }
       return this.#classes.union(test, (length) => this.#scratch(length, 'search'))
     }
     // Else the matches of the rarest term, each record's names tested for the other terms in
