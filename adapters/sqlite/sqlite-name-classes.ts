@@ -1,4 +1,4 @@
-import { Postings } from './sqlite-word-index.js'
+import { IdLists } from './sqlite-id-lists.js'
 
 /** Terms a search tests by class at most: one bit of a mask each. */
 export const MAX_CLASS_TERMS = 31
@@ -36,9 +36,8 @@ export class NameClasses {
   #firsts = new Int32Array(64)
   #lasts = new Int32Array(64)
   #codes = new Int32Array(64)
-  /** Each class's number of records, read without going through its `Postings`. */
-  #sizes = new Int32Array(64)
-  readonly #ids: Postings[] = []
+  /** The ids of each class's records, by place. */
+  readonly #ids = new IdLists()
   /** The places of the classes of each name, by side, then by entry. */
   readonly #byName: [number[][], number[][]] = [[], []]
   /** `#taken`'s places. */
@@ -49,7 +48,7 @@ export class NameClasses {
 
   /** How many classes records hold, or held: a class whose records all went stays, empty. */
   get size(): number {
-    return this.#ids.length
+    return this.#ids.size
   }
 
   add(first: number, last: number, code: number, id: number): void {
@@ -57,30 +56,26 @@ export class NameClasses {
     const key = last * CODES + code
     let place = places.get(key)
     if (place === undefined) {
-      place = this.#ids.length
+      place = this.#ids.create()
       places.set(key, place)
       if (place === this.#firsts.length) {
         this.#firsts = grown(this.#firsts)
         this.#lasts = grown(this.#lasts)
         this.#codes = grown(this.#codes)
-        this.#sizes = grown(this.#sizes)
       }
       this.#firsts[place] = first
       this.#lasts[place] = last
       this.#codes[place] = code
-      this.#ids.push(new Postings())
       ;(this.#byName[0][first] ??= []).push(place)
       ;(this.#byName[1][last] ??= []).push(place)
     }
-    this.#ids[place]!.add(id)
-    this.#sizes[place] = this.#ids[place]!.length
+    this.#ids.add(place, id)
   }
 
   remove(first: number, last: number, code: number, id: number): void {
     const place = this.#places[first]?.get(last * CODES + code)
     if (place === undefined) return
-    this.#ids[place]!.remove(id)
-    this.#sizes[place] = this.#ids[place]!.length
+    this.#ids.remove(place, id)
   }
 
   /**
@@ -90,7 +85,7 @@ export class NameClasses {
   union(test: ClassTest, into: (length: number) => Int32Array): Int32Array {
     const taken = this.#taken(test)
     const chosen: Int32Array[] = []
-    for (let i = 0; i < taken.length; i++) chosen.push(this.#ids[taken[i]!]!.ids)
+    for (let i = 0; i < taken.length; i++) chosen.push(this.#ids.ids(taken[i]!))
     return this.#unite(chosen, into)
   }
 
@@ -101,7 +96,7 @@ export class NameClasses {
   countByName(test: ClassTest, side: NameSide, counts: Int32Array): void {
     const [names, sizes, taken] = [
       side === 0 ? this.#firsts : this.#lasts,
-      this.#sizes,
+      this.#ids.lengths,
       this.#taken(test),
     ]
     for (let i = 0; i < taken.length; i++) counts[names[taken[i]!]!]! += sizes[taken[i]!]!
@@ -118,12 +113,17 @@ export class NameClasses {
     into: (length: number) => Int32Array,
   ): Int32Array {
     const { firstTerms, lastTerms, all, code } = test
-    const [firsts, lasts, codes, sizes] = [this.#firsts, this.#lasts, this.#codes, this.#sizes]
+    const [firsts, lasts, codes, sizes] = [
+      this.#firsts,
+      this.#lasts,
+      this.#codes,
+      this.#ids.lengths,
+    ]
     const chosen: Int32Array[] = []
     for (const place of this.#byName[side][entry] ?? []) {
       const held = (firstTerms[firsts[place]!]! | lastTerms[lasts[place]!]!) === all
       if (held && (code === 0 || codes[place] === code) && sizes[place]! > 0) {
-        chosen.push(this.#ids[place]!.ids)
+        chosen.push(this.#ids.ids(place))
       }
     }
     return this.#unite(chosen, into)
@@ -136,7 +136,7 @@ export class NameClasses {
    * hundred for a term of three letters or more, where there are thousands of classes.
    */
   #taken({ firstTerms, lastTerms, all, code }: ClassTest): Int32Array {
-    if (this.#takenPlaces.length < this.#ids.length) {
+    if (this.#takenPlaces.length < this.#ids.size) {
       this.#takenPlaces = new Int32Array(this.#firsts.length)
     }
     const [taken, firsts, lasts, codes, sizes] = [
@@ -144,7 +144,7 @@ export class NameClasses {
       this.#firsts,
       this.#lasts,
       this.#codes,
-      this.#sizes,
+      this.#ids.lengths,
     ]
     let count = 0
     for (const side of [0, 1] as const) {
