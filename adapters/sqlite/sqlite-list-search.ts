@@ -8,6 +8,7 @@ import { NO_LOWER, NO_UPPER } from './sqlite-list-range.js'
 import type { SqliteListTotals } from './sqlite-list-totals.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import type { SqliteRowKeys } from './sqlite-row-keys.js'
+import { SecondSight } from './sqlite-second-sight.js'
 import { unindexed } from './sqlite-unindexed.js'
 
 type Count = SqliteQuery<{ n: number }>
@@ -35,6 +36,8 @@ export class SqliteListSearch {
   /** Filtered match ids by search and filters, from the totals' `epoch` (`#keptEpoch`). */
   readonly #kept = new KeptMatches()
   #keptEpoch = -1
+  /** The keys of `#kept` asked for before: only a key asked for again is kept. */
+  readonly #asked = new SecondSight()
 
   constructor(
     db: BetterSqlite3.Database,
@@ -111,7 +114,8 @@ export class SqliteListSearch {
   /**
    * The ids of the records matching every term and the query's status and date range (`key`
    * names them), ascending. A single term's are kept by the word index; those of several terms
-   * or filters here, until the database changes. Read them, do not change them.
+   * or filters here, from the second time they are asked for until the database changes (the
+   * first time, a scratch array the next search overwrites). Read them, do not change them.
    */
   #matchesOf(query: ListQuery, terms: readonly string[], key: string): Int32Array {
     const { status, createdFrom: from = NO_LOWER, createdBefore: before = NO_UPPER } = query
@@ -124,10 +128,8 @@ export class SqliteListSearch {
     const kept = this.#kept.get(key)
     if (kept !== undefined) return kept
     const matches = this.#keys.search(terms)
-    return this.#kept.keep(
-      key,
-      filtered ? this.#keys.filter(matches, status, from, before) : matches,
-    )
+    const ids = filtered ? this.#keys.filter(matches, status, from, before) : matches
+    return this.#asked.again(key) ? this.#kept.keep(key, ids) : ids
   }
 
   /** The known places of the matches of `values.match`, remembered as long as the totals. */

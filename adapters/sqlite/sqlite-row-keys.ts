@@ -10,6 +10,7 @@ import {
   type SortGroups,
 } from './sqlite-page-selection.js'
 import { MAX_CLASS_TERMS, NameClasses, type ClassTest } from './sqlite-name-classes.js'
+import { SecondSight } from './sqlite-second-sight.js'
 import { SqliteTextColumn } from './sqlite-text-column.js'
 import { UpdateOrder, type UpdateKeys } from './sqlite-update-order.js'
 import { lowerBound, Postings, WordIndex } from './sqlite-word-index.js'
@@ -255,10 +256,12 @@ export class SqliteRowKeys {
   #classes = new NameClasses()
   /**
    * How many of the ids of a caller's key (a search and its filters) each group of a sort holds,
-   * by key and sort, until the records change: the next page, or the same page again, of a
-   * sorted search reads each match once, not twice.
+   * by key and sort, from the second time they are asked for until the records change: the next
+   * page, or the same page again, of a sorted search reads each match once, not twice.
    */
   readonly #counted = new Map<string, number>()
+  /** The keys of `#counted` asked for before. */
+  readonly #countsAsked = new SecondSight()
   /** The counts of `#counted`, one key's after the other's. */
   #countedCounts = new Int32Array(0)
   #countedUsed = 0
@@ -400,7 +403,10 @@ export class SqliteRowKeys {
     return query.descending ? page.reverse() : page
   }
 
-  /** `selectByGroup`, with the counts by group of `key`'s ids kept for the next page. */
+  /**
+   * `selectByGroup`, with the counts by group of `key`'s ids kept for the next page once `key`
+   * comes back.
+   */
   #selectByGroup(
     ids: Int32Array,
     sort: SortGroups,
@@ -411,6 +417,7 @@ export class SqliteRowKeys {
     if (key === undefined) return selectByGroup(ids, sort, start, end)
     let at = this.#counted.get(key)
     if (at === undefined) {
+      if (!this.#countsAsked.again(key)) return selectByGroup(ids, sort, start, end)
       const counts = groupCountsOf(ids, sort)
       if (counts.length > MAX_COUNTED) return selectByGroup(ids, sort, start, end, counts)
       const full = this.#countedUsed + counts.length > MAX_COUNTED
