@@ -1,3 +1,5 @@
+import { lowerBound } from './sqlite-word-index.js'
+
 /** The smallest room a list is given. */
 const MIN_ROOM = 4
 
@@ -71,7 +73,7 @@ export class IdLists {
     // Creates come with the highest id yet: appended.
     let at = start + length
     if (length > 0 && ids[at - 1]! >= id) {
-      at = lowerBound(ids, start, start + length, id)
+      at = lowerBound(ids, start + length, id, start)
       if (ids[at] === id) return
       ids.copyWithin(at + 1, at, start + length)
     }
@@ -82,7 +84,7 @@ export class IdLists {
   /** Takes `id` out of list `list` (nothing when it does not hold it). */
   remove(list: number, id: number): void {
     const [ids, start, length] = [this.#ids, this.#starts[list]!, this.#lengths[list]!]
-    const at = lowerBound(ids, start, start + length, id)
+    const at = lowerBound(ids, start + length, id, start)
     if (at === start + length || ids[at] !== id) return
     ids.copyWithin(at, at + 1, start + length)
     this.#lengths[list] = length - 1
@@ -128,16 +130,6 @@ export class IdLists {
     this.#end = at
     this.#abandoned = 0
   }
-}
-
-/** The first place from `low` to `high` whose id is not below `id` (`high` when none). */
-function lowerBound(ids: Int32Array, low: number, high: number, id: number): number {
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (ids[middle]! < id) low = middle + 1
-    else high = middle
-  }
-  return low
 }
 
 function grown(array: Int32Array, least: number): Int32Array<ArrayBuffer> {

@@ -198,9 +198,9 @@ export class WordIndex {
   }
 }
 
-/** The first place in `ids[0, length)` holding `id` or more. */
-export function lowerBound(ids: Int32Array, length: number, id: number): number {
-  let low = 0
+/** The first place in `ids[from, length)` holding `id` or more (`length` when none). */
+export function lowerBound(ids: Int32Array, length: number, id: number, from = 0): number {
+  let low = from
   let high = length
   while (low < high) {
     const middle = (low + high) >>> 1
