@@ -2,13 +2,13 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { sql } from 'kysely'
 import type { BeneficiarySummary } from '../../core/beneficiary.js'
 import type { ListQuery, Page } from '../../core/ports/beneficiary-store.js'
+import { KeptArrays } from './sqlite-kept-arrays.js'
 import type { SqliteListItems } from './sqlite-list-items.js'
 import { fromNearerEnd, type Shape } from './sqlite-list-plan.js'
 import { NO_LOWER, NO_UPPER } from './sqlite-list-range.js'
 import type { SqliteListTotals } from './sqlite-list-totals.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import type { SqliteRowKeys } from './sqlite-row-keys.js'
-import { SecondSight } from './sqlite-second-sight.js'
 import { unindexed } from './sqlite-unindexed.js'
 
 type Count = SqliteQuery<{ n: number }>
@@ -34,10 +34,8 @@ export class SqliteListSearch {
   readonly #keys: SqliteRowKeys
   readonly #counts = new Map<string, Count>()
   /** Filtered match ids by search and filters, from the totals' `epoch` (`#keptEpoch`). */
-  readonly #kept = new KeptMatches()
+  readonly #kept = new KeptArrays(MAX_KEPT_MATCH_IDS)
   #keptEpoch = -1
-  /** The keys of `#kept` asked for before: only a key asked for again is kept. */
-  readonly #asked = new SecondSight()
 
   constructor(
     db: BetterSqlite3.Database,
@@ -129,7 +127,7 @@ export class SqliteListSearch {
     if (kept !== undefined) return kept
     const matches = this.#keys.search(terms)
     const ids = filtered ? this.#keys.filter(matches, status, from, before) : matches
-    return this.#asked.again(key) ? this.#kept.keep(key, ids) : ids
+    return this.#kept.keepIfAskedAgain(key, ids)
   }
 
   /** The known places of the matches of `values.match`, remembered as long as the totals. */
@@ -249,44 +247,4 @@ export function narrowestTerms(terms: readonly string[]): string[] {
   return distinct.filter(
     (term) => !distinct.some((other) => other !== term && other.startsWith(term)),
   )
-}
-
-/**
- * Match ids kept by key, copied one after the other into one array (grown to hold
- * {@link MAX_KEPT_MATCH_IDS} at most) and forgotten all at once: one buffer for all of them,
- * where an array each, made and let go at every search of several words or with filters, had
- * V8 sweep tens of thousands of buffers (a full collection every 300 ms, pausing 5–12 ms).
- */
-export class KeptMatches {
-  /** Where each key's ids start in `#ids`, and how many. */
-  readonly #places = new Map<string, [start: number, length: number]>()
-  #ids = new Int32Array(0)
-  #used = 0
-
-  get(key: string): Int32Array | undefined {
-    const place = this.#places.get(key)
-    return place === undefined ? undefined : this.#ids.subarray(place[0], place[0] + place[1])
-  }
-
-  /** Keeps a copy of `ids` (which may be a scratch array) under `key`, and returns it. */
-  keep(key: string, ids: Int32Array): Int32Array {
-    // Too many for the most kept: returned as they are, for this call alone.
-    if (ids.length > MAX_KEPT_MATCH_IDS) return ids
-    if (this.#used + ids.length > MAX_KEPT_MATCH_IDS) this.clear()
-    const needed = this.#used + ids.length
-    if (needed > this.#ids.length) {
-      const grown = new Int32Array(Math.min(MAX_KEPT_MATCH_IDS, Math.max(needed, 65_536) * 2))
-      grown.set(this.#ids.subarray(0, this.#used))
-      this.#ids = grown
-    }
-    this.#ids.set(ids, this.#used)
-    this.#places.set(key, [this.#used, ids.length])
-    this.#used += ids.length
-    return this.#ids.subarray(this.#used - ids.length, this.#used)
-  }
-
-  clear(): void {
-    this.#places.clear()
-    this.#used = 0
-  }
 }

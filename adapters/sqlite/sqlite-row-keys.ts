@@ -9,8 +9,8 @@ import {
   selectPage,
   type SortGroups,
 } from './sqlite-page-selection.js'
+import { KeptArrays } from './sqlite-kept-arrays.js'
 import { MAX_CLASS_TERMS, NameClasses, type ClassTest } from './sqlite-name-classes.js'
-import { SecondSight } from './sqlite-second-sight.js'
 import { SqliteTextColumn } from './sqlite-text-column.js'
 import { UpdateOrder, type UpdateKeys } from './sqlite-update-order.js'
 import { lowerBound, Postings, WordIndex } from './sqlite-word-index.js'
@@ -259,12 +259,7 @@ export class SqliteRowKeys {
    * by key and sort, from the second time they are asked for until the records change: the next
    * page, or the same page again, of a sorted search reads each match once, not twice.
    */
-  readonly #counted = new Map<string, number>()
-  /** The keys of `#counted` asked for before. */
-  readonly #countsAsked = new SecondSight()
-  /** The counts of `#counted`, one key's after the other's. */
-  #countedCounts = new Int32Array(0)
-  #countedUsed = 0
+  readonly #counted = new KeptArrays(MAX_COUNTED, MAX_COUNTED_KEYS)
   #firstNames = new NameRanks()
   #lastNames = new NameRanks()
   readonly #byUpdate = new UpdateOrder()
@@ -319,7 +314,7 @@ export class SqliteRowKeys {
   refresh(): boolean {
     const generation = this.#generation.get() ?? 0
     if (generation === this.#held) return true
-    this.#forgetCounted()
+    this.#counted.clear()
     if (this.#held >= 0 && generation > this.#held && this.#catchUp(generation)) return true
     return this.#load(generation)
   }
@@ -415,20 +410,8 @@ export class SqliteRowKeys {
     key: string | undefined,
   ): number[] {
     if (key === undefined) return selectByGroup(ids, sort, start, end)
-    let at = this.#counted.get(key)
-    if (at === undefined) {
-      if (!this.#countsAsked.again(key)) return selectByGroup(ids, sort, start, end)
-      const counts = groupCountsOf(ids, sort)
-      if (counts.length > MAX_COUNTED) return selectByGroup(ids, sort, start, end, counts)
-      const full = this.#countedUsed + counts.length > MAX_COUNTED
-      if (full || this.#counted.size >= MAX_COUNTED_KEYS) this.#forgetCounted()
-      if (this.#countedCounts.length === 0) this.#countedCounts = new Int32Array(MAX_COUNTED)
-      at = this.#countedUsed
-      this.#countedCounts.set(counts, at)
-      this.#countedUsed += counts.length
-      this.#counted.set(key, at)
-    }
-    const counted = this.#countedCounts.subarray(at, at + sort.groups)
+    const counted =
+      this.#counted.get(key) ?? this.#counted.keepIfAskedAgain(key, groupCountsOf(ids, sort))
     return selectByGroup(ids, sort, start, end, counted)
   }
 
@@ -580,11 +563,6 @@ export class SqliteRowKeys {
     while (first <= last && (statuses[first] === 0 || created[first]! < from)) first++
     while (last >= first && (statuses[last] === 0 || created[last]! >= before)) last--
     return [first, last]
-  }
-
-  #forgetCounted(): void {
-    this.#counted.clear()
-    this.#countedUsed = 0
   }
 
   /** The code of `status`: 0 for any (undefined), -1 for one no record ever had. */

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { KeptMatches, MAX_KEPT_MATCH_IDS } from '../../adapters/sqlite/sqlite-list-search.js'
+import { KeptArrays } from '../../adapters/sqlite/sqlite-kept-arrays.js'
+import { MAX_KEPT_MATCH_IDS } from '../../adapters/sqlite/sqlite-list-search.js'
 import { Random } from '../support/random.js'
 
-describe('KeptMatches', () => {
+describe('KeptArrays', () => {
   it('gives back what it kept until it is full, then forgets all and keeps on; too many ids are not kept', () => {
     const random = new Random(3)
-    const kept = new KeptMatches()
+    const kept = new KeptArrays(MAX_KEPT_MATCH_IDS)
     const lengths = new Map<string, number>()
     const idsOf = (round: number, length: number) =>
       Int32Array.from({ length }, (_, i) => (round * 7_919 + i * 31) | 0)
@@ -41,5 +42,22 @@ describe('KeptMatches', () => {
     assert.equal(kept.get('many'), undefined)
     kept.clear()
     assert.equal(kept.get('k299'), undefined)
+  })
+
+  it('keeps an array the second time its key is asked for, and forgets all once it holds its most keys', () => {
+    const kept = new KeptArrays(1_000, 3)
+    const values = Int32Array.of(4, 8, 15)
+    assert.equal(kept.keepIfAskedAgain('a', values), values)
+    assert.equal(kept.get('a'), undefined)
+    assert.deepEqual(kept.keepIfAskedAgain('a', values), values)
+    assert.notEqual(kept.get('a'), undefined)
+    kept.keep('b', values)
+    kept.keep('c', values)
+    assert.deepEqual(kept.get('c'), values)
+    // A fourth key: the three kept are forgotten first.
+    kept.keep('d', values)
+    assert.equal(kept.get('a'), undefined)
+    assert.equal(kept.get('c'), undefined)
+    assert.deepEqual(kept.get('d'), values)
   })
 })
