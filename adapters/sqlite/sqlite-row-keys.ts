@@ -12,7 +12,7 @@ import {
 import { KeptArrays } from './sqlite-kept-arrays.js'
 import { MAX_CLASS_TERMS, NameClasses, type ClassTest } from './sqlite-name-classes.js'
 import { SqliteTextColumn } from './sqlite-text-column.js'
-import { UpdateOrder, type UpdateKeys } from './sqlite-update-order.js'
+import { UpdateOrder, type UpdateChange, type UpdateKeys } from './sqlite-update-order.js'
 import { lowerBound, Postings, WordIndex } from './sqlite-word-index.js'
 
 /** Ids of the write log a copy applies at most at once; further behind, it loads anew. */
@@ -738,12 +738,15 @@ export class SqliteRowKeys {
     }
     const rows = this.#some.all(JSON.stringify([...written]))
     if (rows.some(([id]) => id > this.#idLimit)) return false
+    // Rows in id order (a record created is counted in id order), the order by update after.
+    const changes: UpdateChange[] = []
     for (const row of rows) {
-      this.#set(row)
+      this.#set(row, changes)
       written.delete(row[0])
     }
     // Written, then deleted: no row.
-    for (const id of written) this.#unset(id)
+    for (const id of written) this.#unset(id, changes)
+    this.#byUpdate.changeAll(changes, this.#updateKeys())
     this.#held = generation
     return true
   }
@@ -771,24 +774,18 @@ export class SqliteRowKeys {
     this.#byUpdate.reset(this.#idLimit)
     this.#idBuckets = []
     if (maxId > this.#idLimit) return false
-    for (const row of this.#all.iterate()) this.#set(row)
+    // The order by update is sorted once, after every record.
+    for (const row of this.#all.iterate()) this.#set(row, undefined)
     this.#byUpdate.prepare(this.#updateKeys())
     this.#held = generation
     return true
   }
 
-  #set([
-    id,
-    status,
-    createdAt,
-    updatedAt,
-    sortFirst,
-    first,
-    sortLast,
-    last,
-    email,
-    phone,
-  ]: KeyRow): void {
+  /** Sets a record's row in the copy, adding what the order by update must follow to `changes`. */
+  #set(
+    [id, status, createdAt, updatedAt, sortFirst, first, sortLast, last, email, phone]: KeyRow,
+    changes: UpdateChange[] | undefined,
+  ): void {
     if (id >= this.#created.length) this.#grow(id)
     const firstEntry = this.#firstNames.entry(sortFirst, first)
     const lastEntry = this.#lastNames.entry(sortLast, last)
@@ -834,7 +831,7 @@ export class SqliteRowKeys {
     this.#created[id] = createdAt
     this.#updated[id] = updatedAt
     this.#contacts.set(id, email, phone)
-    this.#byUpdate.change(id, held ? heldCode : 0, code, moved, this.#updateKeys())
+    changes?.push({ id, before: held ? heldCode : 0, after: code, moved })
     if (!held) this.#countId(id, code, 1)
     else if (heldCode !== code) {
       this.#countId(id, heldCode, -1)
@@ -852,7 +849,7 @@ export class SqliteRowKeys {
   }
 
   /** Forgets a deleted record. */
-  #unset(id: number): void {
+  #unset(id: number, changes: UpdateChange[]): void {
     if (id >= this.#status.length || this.#status[id] === 0) return
     const [code, first, last] = [this.#status[id]!, this.#first[id]!, this.#last[id]!]
     this.#words.remove(id, this.#wordsOf(first, last))
@@ -860,7 +857,7 @@ export class SqliteRowKeys {
     this.#firstNames.remove(first, code, id)
     this.#lastNames.remove(last, code, id)
     this.#status[id] = 0
-    this.#byUpdate.change(id, code, 0, true, this.#updateKeys())
+    changes.push({ id, before: code, after: 0, moved: true })
     this.#countId(id, code, -1)
     this.#contacts.delete(id)
   }

@@ -31,6 +31,17 @@ const MAX_SHIFT = 1024
 /** Holes left by updates and deletes at which the order is compacted (and half its places). */
 const MIN_HOLES = 65_536
 
+/**
+ * A write the order follows: record `id` held status `before` (0: no record), now `after` (0:
+ * deleted), and its update time changed (`moved`) or not.
+ */
+export interface UpdateChange {
+  readonly id: number
+  readonly before: number
+  readonly after: number
+  readonly moved: boolean
+}
+
 /** What the order reads of the records' copy, by id: the arrays it holds at the time. */
 export interface UpdateKeys {
   /** Status code by id; 0 for no record. */
@@ -83,6 +94,7 @@ export class UpdateOrder {
   #counts = new Int32Array(0)
   /** Whether the order must be sorted anew before it is used. */
   #stale = true
+  #sorts = 0
 
   /** Ids the grid counts: a larger one has the order sorted anew with room for it. */
   #idLimit = 0
@@ -131,6 +143,25 @@ export class UpdateOrder {
     }
     if (after !== 0) this.#insert(id, after, keys)
     if (this.#holes >= MIN_HOLES && this.#holes * 2 >= this.#length) this.#compact(keys)
+  }
+
+  /**
+   * Follows the writes of a catch-up, taken in the order of their new update times, then ids,
+   * rather than as given: the copy reads the rows written since its last look in id order, and
+   * there a record updated before the thousand others after it in `changes` would have had the
+   * order sorted anew (110 ms at a million records, on the event loop, whenever reads resumed
+   * after a second of writes without them). In that order each one goes to the end.
+   */
+  changeAll(changes: UpdateChange[], keys: UpdateKeys): void {
+    if (this.#stale) return
+    const updated = keys.updated
+    changes.sort((a, b) => updated[a.id]! - updated[b.id]! || a.id - b.id)
+    for (const { id, before, after, moved } of changes) this.change(id, before, after, moved, keys)
+  }
+
+  /** How many times the records were sorted: once a load, and again after a clock set back. */
+  get sorts(): number {
+    return this.#sorts
   }
 
   /**
@@ -232,6 +263,7 @@ export class UpdateOrder {
   /** Sorts the records anew: by update time (a radix sort, stable), their ids ascending. */
   #build(keys: UpdateKeys): void {
     const { status, updated } = keys
+    this.#sorts++
     let live = 0
     let least = Infinity
     let most = -Infinity

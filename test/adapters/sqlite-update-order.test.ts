@@ -4,6 +4,7 @@ import { selectByGroup } from '../../adapters/sqlite/sqlite-page-selection.js'
 import {
   UpdateOrder,
   type GridSizes,
+  type UpdateChange,
   type UpdateKeys,
 } from '../../adapters/sqlite/sqlite-update-order.js'
 import { Random } from '../support/random.js'
@@ -42,6 +43,23 @@ class Records {
     if (code === 0) this.ids.delete(id)
     else this.ids.add(id)
     this.order.change(id, before, code, moved, this.keys)
+  }
+
+  /**
+   * Writes applied to the keys at once, then passed on together in id order, as the copy reads
+   * them again after writes it did not see (each `[id, code, time]`, one write an id).
+   */
+  writeAll(writes: readonly (readonly [number, number, number])[]): void {
+    const { status, updated } = this.keys
+    const changes: UpdateChange[] = []
+    for (const [id, code, time] of [...writes].sort((a, b) => a[0] - b[0])) {
+      changes.push({ id, before: status[id]!, after: code, moved: updated[id] !== time })
+      status[id] = code
+      updated[id] = time
+      if (code === 0) this.ids.delete(id)
+      else this.ids.add(id)
+    }
+    this.order.changeAll(changes, this.keys)
   }
 
   /** What the order must answer: every record of the range sorted in full. */
@@ -133,6 +151,27 @@ describe('UpdateOrder', () => {
       assert.ok(records.order.gridCounts <= bound, `${records.order.gridCounts} counts at ${id}`)
     }
     records.check(random, 60)
+  })
+
+  it('follows a catch-up of thousands of writes given in id order without sorting anew', () => {
+    const random = new Random(21)
+    const records = new Records()
+    let now = T
+    for (let id = 1; id <= 20_000; id++) records.write(id, random.between(1, 3), now++)
+    records.check(random, 20)
+    const sorts = records.order.sorts
+    for (let batch = 0; batch < 5; batch++) {
+      // 3,000 writes over 3 s, in no order of id: updates (ties among them), creates, deletes.
+      const writes = new Map<number, readonly [number, number, number]>()
+      for (let write = 0; write < 3_000; write++) {
+        const id = random.next() < 0.1 ? 20_000 + batch * 1_000 + write : random.between(1, 20_000)
+        writes.set(id, [id, random.next() < 0.05 ? 0 : random.between(1, 3), now])
+        if (random.next() < 0.7) now++
+      }
+      records.writeAll([...writes.values()])
+      records.check(random, 40)
+    }
+    assert.equal(records.order.sorts, sorts, 'sorted anew')
   })
 
   it('is compacted after as many updates as records, and sorted anew after a clock set far back', () => {
