@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { openSqliteStorage } from '../adapters/sqlite/index.js'
@@ -58,7 +58,10 @@ export async function prepareData(
   where: DataLocations,
   rows: number,
 ): Promise<BenchData> {
-  mkdirSync(where.dataDir, { recursive: true })
+  // The cache holds an API client's secret and copies of the seeded personal data: the owner's
+  // alone, also when it was made before with a laxer mode.
+  mkdirSync(where.dataDir, { recursive: true, mode: 0o700 })
+  chmodSync(where.dataDir, 0o700)
   const metaFile = join(where.dataDir, `meta-${rows}.json`)
   const serviceDb = join(where.dataDir, `service-${rows}.db`)
   const peerDb = join(where.dataDir, `peer-${rows}.db`)
@@ -93,7 +96,7 @@ export async function prepareData(
     ...service,
     ...peer,
   }
-  writeFileSync(metaFile, `${JSON.stringify(data, null, 2)}\n`)
+  writeFileSync(metaFile, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 })
   return data
 }
 

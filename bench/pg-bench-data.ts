@@ -81,7 +81,9 @@ export async function preparePgData(
   }
   const peerClient = await buildPeerTable(where.repoRoot, url)
   const data: PgBenchData = { seedDatabase, client, peerClient }
-  writeFileSync(metaFile, `${JSON.stringify({ format: FORMAT, schema, ...data }, null, 2)}\n`)
+  writeFileSync(metaFile, `${JSON.stringify({ format: FORMAT, schema, ...data }, null, 2)}\n`, {
+    mode: 0o600,
+  })
   return data
 }
 

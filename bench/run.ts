@@ -29,7 +29,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { prepareData, type BenchData } from './bench-data.js'
 import { readDataProfile } from './data-profile.js'
 import { ListShapes } from './list-shapes.js'
@@ -72,8 +72,21 @@ const repoRoot = resolve(distRoot, '..')
 const benchDir = join(repoRoot, 'bench')
 const dataDir = join(benchDir, '.data')
 
-const { values } = parseArgs({
+const USAGE = `Usage: npm run bench -- [options]
+
+  --targets LIST     limit,peer,uws,node,pg-peer,pg,pg-redis,pg-redis-2 (default: all)
+  --only LIST        scenarios or groups: get,list,search,filter,deep,create,update,
+                     shapes (every list shape class, or one: search-filtered, …),
+                     mixed (reads-only and mixed: reads with and without writes)
+  --rounds N         whole sequences, each target and scenario keeping its median (3)
+  --duration S       seconds measured per scenario (5); --warmup S before it (2)
+  --connections N    wrk connections (50); --rows N seeded beneficiaries (1,000,000)
+  --seed N           seed of the generated list paths (1); --paths N per set (30,000)
+  --max-steal P      measure again above P % of stolen CPU (2), at most --retries N times (2)`
+
+const { values } = parseOptions({
   options: {
+    help: { type: 'boolean', short: 'h' },
     duration: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '2' },
@@ -87,6 +100,11 @@ const { values } = parseArgs({
     paths: { type: 'string', default: '30000' },
   },
 })
+
+if (values.help === true) {
+  console.log(USAGE)
+  process.exit(0)
+}
 
 const durationSeconds = wholeNumber('--duration', values.duration, 1, 600)
 const rounds = wholeNumber('--rounds', values.rounds, 1, 9)
@@ -352,6 +370,16 @@ function writePaths(serviceDb: string, sets: readonly string[]): string {
 function pathsFile(set: string, phase: Phase): string {
   if (pathsDir === undefined) throw new Error('the paths were not generated')
   return join(pathsDir, `${set}.${phase}.txt`)
+}
+
+/** `parseArgs`, with a line and the usage instead of a stack trace for an unknown option. */
+function parseOptions<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config)
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`)
+    process.exit(2)
+  }
 }
 
 function wholeNumber(name: string, text: string, min: number, max: number): number {
