@@ -1,4 +1,4 @@
-import { lowerBound } from './sqlite-word-index.js'
+import { insertInOrder, removeInOrder } from './sqlite-word-index.js'
 
 /** The smallest room a list is given. */
 const MIN_ROOM = 4
@@ -67,27 +67,15 @@ export class IdLists {
 
   /** Adds `id` to list `list` (nothing when it holds it already). */
   add(list: number, id: number): void {
-    let length = this.#lengths[list]!
+    const length = this.#lengths[list]!
     if (length === this.#rooms[list]) this.#grow(list)
-    const [ids, start] = [this.#ids, this.#starts[list]!]
-    // Creates come with the highest id yet: appended.
-    let at = start + length
-    if (length > 0 && ids[at - 1]! >= id) {
-      at = lowerBound(ids, start + length, id, start)
-      if (ids[at] === id) return
-      ids.copyWithin(at + 1, at, start + length)
-    }
-    ids[at] = id
-    this.#lengths[list] = ++length
+    if (insertInOrder(this.#ids, this.#starts[list]!, length, id)) this.#lengths[list] = length + 1
   }
 
   /** Takes `id` out of list `list` (nothing when it does not hold it). */
   remove(list: number, id: number): void {
-    const [ids, start, length] = [this.#ids, this.#starts[list]!, this.#lengths[list]!]
-    const at = lowerBound(ids, start + length, id, start)
-    if (at === start + length || ids[at] !== id) return
-    ids.copyWithin(at, at + 1, start + length)
-    this.#lengths[list] = length - 1
+    const length = this.#lengths[list]!
+    if (removeInOrder(this.#ids, this.#starts[list]!, length, id)) this.#lengths[list] = length - 1
   }
 
   /** Gives list `list` twice its room: in place when its run is the last, else at the end. */
@@ -132,7 +120,8 @@ export class IdLists {
   }
 }
 
-function grown(array: Int32Array, least: number): Int32Array<ArrayBuffer> {
+/** A copy of `array` in one twice as long, or `least` long if that is more. */
+export function grown(array: Int32Array, least = 0): Int32Array<ArrayBuffer> {
   const larger = new Int32Array(Math.max(least, array.length * 2))
   larger.set(array)
   return larger

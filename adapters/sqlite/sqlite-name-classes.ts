@@ -1,4 +1,4 @@
-import { IdLists } from './sqlite-id-lists.js'
+import { grown, IdLists } from './sqlite-id-lists.js'
 
 /** Terms a search tests by class at most: one bit of a mask each. */
 export const MAX_CLASS_TERMS = 31
@@ -214,10 +214,4 @@ export class NameClasses {
     }
     return out.subarray(0, at)
   }
-}
-
-function grown(array: Int32Array): Int32Array<ArrayBuffer> {
-  const larger = new Int32Array(array.length * 2)
-  larger.set(array)
-  return larger
 }

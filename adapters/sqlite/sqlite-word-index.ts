@@ -33,22 +33,11 @@ export class Postings {
       grown.set(this.#ids)
       this.#ids = grown
     }
-    // Creates come with the highest id yet: appended.
-    let at = this.#length
-    if (at > 0 && this.#ids[at - 1]! >= id) {
-      at = lowerBound(this.#ids, this.#length, id)
-      if (this.#ids[at] === id) return
-      this.#ids.copyWithin(at + 1, at, this.#length)
-    }
-    this.#ids[at] = id
-    this.#length++
+    if (insertInOrder(this.#ids, 0, this.#length, id)) this.#length++
   }
 
   remove(id: number): void {
-    const at = lowerBound(this.#ids, this.#length, id)
-    if (at === this.#length || this.#ids[at] !== id) return
-    this.#ids.copyWithin(at, at + 1, this.#length)
-    this.#length--
+    if (removeInOrder(this.#ids, 0, this.#length, id)) this.#length--
   }
 }
 
@@ -208,6 +197,30 @@ export function lowerBound(ids: Int32Array, length: number, id: number, from = 0
     else high = middle
   }
   return low
+}
+
+/**
+ * Puts `id` in its place among the ascending ids of `ids[start, start + length)`, which has room
+ * for one more after them; false when it is there already.
+ */
+export function insertInOrder(ids: Int32Array, start: number, length: number, id: number): boolean {
+  // Creates come with the highest id yet: appended.
+  let at = start + length
+  if (length > 0 && ids[at - 1]! >= id) {
+    at = lowerBound(ids, start + length, id, start)
+    if (ids[at] === id) return false
+    ids.copyWithin(at + 1, at, start + length)
+  }
+  ids[at] = id
+  return true
+}
+
+/** Takes `id` out of the ascending ids of `ids[start, start + length)`; false when absent. */
+export function removeInOrder(ids: Int32Array, start: number, length: number, id: number): boolean {
+  const at = lowerBound(ids, start + length, id, start)
+  if (at === start + length || ids[at] !== id) return false
+  ids.copyWithin(at, at + 1, start + length)
+  return true
 }
 
 /**
