@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import { byCodePoint, byNumber, CountedKeys } from './sqlite-counted-keys.js'
 import { type CounterChange, parseCounterChanges } from './sqlite-counters.js'
+import { GenerationLog } from './sqlite-generation-log.js'
 
 /** A bucket of a name order: sort key, raw name, block of ids (`id >> 15`). */
 export type NameBucket = readonly [sortKey: string, rawName: string, block: number]
@@ -46,8 +47,7 @@ export class StatusCounts<K> {
  * holds them all (a copy more than `LOG_KEPT` generations behind, or after a bulk seed).
  */
 export class SqliteCounterMirror {
-  readonly #generation: BetterSqlite3.Statement<[], number | null>
-  readonly #since: BetterSqlite3.Statement<[number], [number, string]>
+  readonly #log: GenerationLog
   readonly #loads: Readonly<Record<'day' | 'block' | 'updated' | 'name', BetterSqlite3.Statement>>
   #days = new StatusCounts<number>(byNumber)
   #blocks = new StatusCounts<number>(byNumber)
@@ -58,14 +58,7 @@ export class SqliteCounterMirror {
   #held = -1
 
   constructor(db: BetterSqlite3.Database) {
-    this.#generation = db
-      .prepare<[], number | null>('SELECT max(generation) FROM beneficiary_counter_log')
-      .pluck()
-    this.#since = db
-      .prepare<[number], [number, string]>(
-        'SELECT generation, changes FROM beneficiary_counter_log WHERE generation > ? ORDER BY generation',
-      )
-      .raw()
+    this.#log = new GenerationLog(db, { table: 'beneficiary_counter_log', column: 'changes' })
     const load = (sql: string) => db.prepare(sql).raw()
     this.#loads = {
       day: load(
@@ -89,7 +82,7 @@ export class SqliteCounterMirror {
    * the listing that reads the copy.
    */
   refresh(): void {
-    const generation = this.#generation.get() ?? 0
+    const generation = this.#log.latest()
     if (generation === this.#held) return
     if (this.#held >= 0 && generation > this.#held && this.#catchUp(generation)) return
     this.#load(generation)
@@ -101,11 +94,9 @@ export class SqliteCounterMirror {
    * generation applied before that is harmless: the load replaces everything.
    */
   #catchUp(generation: number): boolean {
-    const entries = this.#since.all(this.#held)
-    if (entries.length !== generation - this.#held || entries[0]?.[0] !== this.#held + 1) {
-      return false
-    }
-    for (const [, text] of entries) {
+    const entries = this.#log.since(this.#held, generation)
+    if (entries === undefined) return false
+    for (const text of entries) {
       const changes = parseCounterChanges(text)
       if (changes === undefined) return false
       for (const change of changes) this.#apply(change)

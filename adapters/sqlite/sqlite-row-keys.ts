@@ -3,6 +3,7 @@ import type { BeneficiaryStatus, BeneficiarySummary } from '../../core/beneficia
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { byCodePoint } from './sqlite-counted-keys.js'
 import { parseWrittenIds } from './sqlite-counters.js'
+import { GenerationLog } from './sqlite-generation-log.js'
 import {
   groupCountsOf,
   selectByGroup,
@@ -220,8 +221,7 @@ const KEY_COLUMNS =
  * in the listing's snapshot. A copy the log no longer covers loads anew.
  */
 export class SqliteRowKeys {
-  readonly #generation: BetterSqlite3.Statement<[], number | null>
-  readonly #since: BetterSqlite3.Statement<[number], [number, string]>
+  readonly #log: GenerationLog
   readonly #all: BetterSqlite3.Statement<[], KeyRow>
   readonly #some: BetterSqlite3.Statement<[string], KeyRow>
   readonly #maxId: BetterSqlite3.Statement<[], number | null>
@@ -289,14 +289,7 @@ export class SqliteRowKeys {
 
   constructor(db: BetterSqlite3.Database, records: () => number) {
     this.#records = records
-    this.#generation = db
-      .prepare<[], number | null>('SELECT max(generation) FROM beneficiary_write_log')
-      .pluck()
-    this.#since = db
-      .prepare<[number], [number, string]>(
-        'SELECT generation, ids FROM beneficiary_write_log WHERE generation > ? ORDER BY generation',
-      )
-      .raw()
+    this.#log = new GenerationLog(db, { table: 'beneficiary_write_log', column: 'ids' })
     this.#all = db.prepare<[], KeyRow>(`SELECT ${KEY_COLUMNS} FROM beneficiaries`).raw()
     this.#some = db
       .prepare<[string], KeyRow>(
@@ -312,7 +305,7 @@ export class SqliteRowKeys {
    * that arrays indexed by id would waste memory, which the caller then does without.
    */
   refresh(): boolean {
-    const generation = this.#generation.get() ?? 0
+    const generation = this.#log.latest()
     if (generation === this.#held) return true
     this.#counted.clear()
     if (this.#held >= 0 && generation > this.#held && this.#catchUp(generation)) return true
@@ -725,12 +718,10 @@ export class SqliteRowKeys {
 
   /** Applies the ids written after the generation held; false when the log does not cover them. */
   #catchUp(generation: number): boolean {
-    const entries = this.#since.all(this.#held)
-    if (entries.length !== generation - this.#held || entries[0]?.[0] !== this.#held + 1) {
-      return false
-    }
+    const entries = this.#log.since(this.#held, generation)
+    if (entries === undefined) return false
     const written = new Set<number>()
-    for (const [, text] of entries) {
+    for (const text of entries) {
       const ids = parseWrittenIds(text)
       if (ids === undefined) return false
       for (const id of ids) written.add(id)
