@@ -109,6 +109,24 @@ describe('the report of the list shapes and the mixed scenario', () => {
     assert.deepEqual(
       checkShapes(measurements).map((c) => [c.goal, c.met]),
       [
+        ['mixed: writes >= 9 % of requests', true],
+        ['mixed: reads p99 < 20 ms', true],
+        ['mixed: reads p99 <= 1.5x without writes', true],
+      ],
+    )
+  })
+
+  it('misses the mix when writes are under 9 % of its requests', () => {
+    const measurements = [
+      measurement('reads-only', 10, 100),
+      measurement('mixed', 12, 120, {
+        loads: [load('reads', 9720, 12, 45), load('writes', 280, 25, 5)],
+      }),
+    ]
+    assert.deepEqual(
+      checkShapes(measurements).map((c) => [c.goal, c.met]),
+      [
+        ['mixed: writes >= 9 % of requests', false],
         ['mixed: reads p99 < 20 ms', true],
         ['mixed: reads p99 <= 1.5x without writes', true],
       ],
@@ -125,7 +143,7 @@ describe('the report of the list shapes and the mixed scenario', () => {
     assert.equal(summariseMixed(measurements)[0]?.readsP99VsReadsOnly, undefined)
     assert.deepEqual(
       checkShapes(measurements).map((c) => c.met),
-      [false, false],
+      [true, false, false],
     )
   })
 })
