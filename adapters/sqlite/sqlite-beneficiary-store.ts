@@ -121,7 +121,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#writes = group
     this.#writer = writer
     this.#db = db
-    this.#list = new SqliteBeneficiaryList(db, dataVersion)
+    this.#list = new SqliteBeneficiaryList(db, dataVersion, assertOpen)
     this.#counters = new SqliteCounters(db)
     // Counted from deferred statements, so that a failed write is not counted, and written
     // once per group.
@@ -191,11 +191,13 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#assertOpen()
     try {
       if (this.#writer !== undefined) {
-        const created = await this.#writer.createBeneficiary(record, entry, idempotency)
+        const created = await this.#written(
+          this.#writer.createBeneficiary(record, entry, idempotency),
+        )
         if (typeof created !== 'number') return created
         return { kind: 'created', record: toRecordFrom(record, created) }
       }
-      return await this.#writes.run(() => this.#create(record, entry, idempotency))
+      return await this.#written(this.#writes.run(() => this.#create(record, entry, idempotency)))
     } catch (error) {
       throw translate(error)
     }
@@ -217,9 +219,9 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#assertOpen()
     try {
       if (this.#writer !== undefined) {
-        return await this.#writer.updateBeneficiary(previous, next, entry)
+        return await this.#written(this.#writer.updateBeneficiary(previous, next, entry))
       }
-      return await this.#writes.run(() => this.#replace(previous, next, entry))
+      return await this.#written(this.#writes.run(() => this.#replace(previous, next, entry)))
     } catch (error) {
       throw translate(error)
     }
@@ -236,8 +238,17 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   ): Promise<WriteOutcome> {
     this.#assertOpen()
     if (this.#writer !== undefined)
-      return this.#writer.removeBeneficiary(id, expectedVersion, entry)
-    return this.#writes.run(() => this.#remove(id, expectedVersion, entry))
+      return this.#written(this.#writer.removeBeneficiary(id, expectedVersion, entry))
+    return this.#written(this.#writes.run(() => this.#remove(id, expectedVersion, entry)))
+  }
+
+  /** `write`'s outcome, once the listing was told of it (also when it failed: it may have written). */
+  async #written<T>(write: Promise<T>): Promise<T> {
+    try {
+      return await write
+    } finally {
+      this.#list.wrote()
+    }
   }
 
   /** A page of the record's history, oldest first; `undefined` once the record is deleted. */
