@@ -83,11 +83,8 @@ export class UpdateOrder {
   #block: number
   readonly #sizes: GridSizes
 
-  /**
-   * By status code, a row per block of the order: cumulative counts over the buckets of ids,
-   * `#buckets + 1` of them, so that the records of a run of buckets in a block are two reads.
-   */
-  #grid: Int32Array[] = []
+  /** By status code, a row per block of the order: its records by bucket of ids (`GridRows`). */
+  #grid: GridRows[] = []
   /** Blocks the grid's rows have room for. */
   #blocks = 0
   /** `page`'s counts by block. */
@@ -198,13 +195,11 @@ export class UpdateOrder {
     if (highBucket > lowBucket) edge(highBucket * this.#bucket, last)
     // The buckets between, from the grid.
     let total = 0
-    const width = this.#buckets + 1
     for (let block = 0; block < blocks; block++) {
       if (highBucket > lowBucket + 1) {
-        const row = block * width
         for (const grid of code === 0 ? this.#grid : [this.#grid[code]]) {
           if (grid !== undefined)
-            counts[block]! += grid[row + highBucket]! - grid[row + lowBucket + 1]!
+            counts[block]! += grid.before(block, highBucket) - grid.before(block, lowBucket + 1)
         }
       }
       total += counts[block]!
@@ -316,22 +311,17 @@ export class UpdateOrder {
     this.#place.fill(0)
     this.#blocks = Math.max(1, Math.ceil(this.#order.length / this.#block))
     const width = this.#buckets + 1
-    this.#grid = []
+    // Each status's records by block and bucket, then those counts made into the grid's rows.
+    const tallies: Int32Array[] = []
     for (let at = 0; at < this.#length; at++) {
       const id = this.#order[at]!
       if (id === 0) continue
       this.#place[id] = at + 1
       this.#blockOf[id] = at >> this.#blockBits
-      const grid = (this.#grid[status[id]!] ??= new Int32Array(this.#blocks * width))
-      grid[((at / this.#block) | 0) * width + ((id / this.#bucket) | 0) + 1]!++
+      const tally = (tallies[status[id]!] ??= new Int32Array(this.#blocks * width))
+      tally[((at / this.#block) | 0) * width + ((id / this.#bucket) | 0)]!++
     }
-    for (const grid of this.#grid) {
-      if (grid === undefined) continue
-      for (let row = 0; row < grid.length; row += width) {
-        for (let bucket = 1; bucket < width; bucket++)
-          grid[row + bucket]! += grid[row + bucket - 1]!
-      }
-    }
+    this.#grid = tallies.map((tally) => GridRows.of(tally, this.#blocks, width))
   }
 
   /** Places `id` by its update time: at the end, or shifting the few later ones. */
@@ -384,10 +374,8 @@ export class UpdateOrder {
       }
       this.#growGrid(block + 1)
     }
-    const grid = (this.#grid[code] ??= new Int32Array(this.#blocks * width))
-    const row = block * width
-    for (let bucket = ((id / this.#bucket) | 0) + 1; bucket < width; bucket++)
-      grid[row + bucket]! += delta
+    const grid = (this.#grid[code] ??= new GridRows(this.#blocks, width))
+    grid.add(block, (id / this.#bucket) | 0, delta)
   }
 
   #grow(): void {
@@ -408,13 +396,84 @@ export class UpdateOrder {
 
   #growGrid(blocks: number): void {
     const to = Math.max(blocks, this.#blocks * 2)
-    const width = this.#buckets + 1
-    this.#grid = this.#grid.map((grid) => {
-      const grown = new Int32Array(to * width)
-      grown.set(grid)
-      return grown
-    })
+    this.#grid = this.#grid.map((grid) => grid.grown(to))
     this.#blocks = to
+  }
+}
+
+/** Bucket boundaries per section of a row of {@link GridRows}, as a power of two. */
+const SECTION_BITS = 6
+const SECTION_MASK = (1 << SECTION_BITS) - 1
+
+/**
+ * One status's records by block of the order (a row each) and bucket of ids, read as the records
+ * of the buckets before a boundary `j` of a row (`before`, 0 ≤ j ≤ buckets): the boundaries go
+ * by sections of 64, and a row holds, for each boundary, the records since its section's start,
+ * and for each section, those before it. A change of one bucket's count rewrites at most 63 of
+ * the first and one of the second a section, where counts cumulative over the whole row rewrote
+ * every boundary after the bucket (up to 1,954 at a million records, twice an update); a read is
+ * two numbers instead of one.
+ */
+class GridRows {
+  readonly #width: number
+  readonly #sectionsWidth: number
+  /** By row and boundary: the records of the buckets from its section's start to it. */
+  readonly #within: Int32Array
+  /** By row and section: the records of the buckets before the section. */
+  readonly #sections: Int32Array
+
+  /** Empty rows for `blocks` blocks of `width - 1` buckets. */
+  constructor(blocks: number, width: number) {
+    this.#width = width
+    this.#sectionsWidth = ((width - 1) >> SECTION_BITS) + 1
+    this.#within = new Int32Array(blocks * width)
+    this.#sections = new Int32Array(blocks * this.#sectionsWidth)
+  }
+
+  /** The rows of `counts`, the records by block (row of `width`) and bucket. */
+  static of(counts: Int32Array, blocks: number, width: number): GridRows {
+    const rows = new GridRows(blocks, width)
+    for (let block = 0; block < blocks; block++) {
+      const [row, sectionRow] = [block * width, block * rows.#sectionsWidth]
+      let total = 0
+      for (let j = 0; j < width; j++) {
+        if ((j & SECTION_MASK) === 0) rows.#sections[sectionRow + (j >> SECTION_BITS)] = total
+        else rows.#within[row + j] = rows.#within[row + j - 1]! + counts[row + j - 1]!
+        if (j < width - 1) total += counts[row + j]!
+      }
+    }
+    return rows
+  }
+
+  /** Numbers held, 4 bytes each. */
+  get length(): number {
+    return this.#within.length + this.#sections.length
+  }
+
+  /** The records of row `block` in the buckets before boundary `j`. */
+  before(block: number, j: number): number {
+    return (
+      this.#sections[block * this.#sectionsWidth + (j >> SECTION_BITS)]! +
+      this.#within[block * this.#width + j]!
+    )
+  }
+
+  /** Adds `delta` to the records of row `block` in `bucket`. */
+  add(block: number, bucket: number, delta: number): void {
+    const section = bucket >> SECTION_BITS
+    const row = block * this.#width
+    const end = Math.min(this.#width, (section + 1) << SECTION_BITS)
+    for (let j = bucket + 1; j < end; j++) this.#within[row + j]! += delta
+    const sectionRow = block * this.#sectionsWidth
+    for (let s = section + 1; s < this.#sectionsWidth; s++) this.#sections[sectionRow + s]! += delta
+  }
+
+  /** The same rows with room for `blocks` rows. */
+  grown(blocks: number): GridRows {
+    const grown = new GridRows(blocks, this.#width)
+    grown.#within.set(this.#within)
+    grown.#sections.set(this.#sections)
+    return grown
   }
 }
 

@@ -106,32 +106,46 @@ class Records {
   }
 }
 
+/**
+ * Creates 30,000 records in id order (several in one millisecond), checks, then 20,000 writes:
+ * deletes, status changes without a new time, updates (ties, and times set back), and checks.
+ */
+function comeChangeAndGo(records: Records, random: Random): void {
+  let now = T
+  // Created in id order, several in the same millisecond.
+  for (let id = 1; id <= 30_000; id++) {
+    if (random.next() < 0.5) now++
+    records.write(id, random.between(1, 3), now)
+  }
+  records.check(random, 200)
+  for (let round = 0; round < 20_000; round++) {
+    const id = random.between(1, 30_000)
+    const roll = random.next()
+    if (roll < 0.05) records.write(id, 0, now)
+    else if (roll < 0.15) {
+      // A status changed without a new time, for a record still held.
+      if (records.ids.has(id)) records.write(id, random.between(1, 3), records.keys.updated[id]!)
+    } else {
+      // Ties: an update in the same millisecond as later ones lands before those of higher ids.
+      if (random.next() < 0.3) now++
+      const back = random.next() < 0.1 ? random.between(0, 50) : 0
+      records.write(id, random.between(1, 3), now - back)
+    }
+  }
+  records.check(random, 200)
+}
+
 describe('UpdateOrder', () => {
   it('pages any range of ids and status by update time, then id, as records come, change and go', () => {
-    const random = new Random(5)
-    const records = new Records()
-    let now = T
-    // Created in id order, several in the same millisecond.
-    for (let id = 1; id <= 30_000; id++) {
-      if (random.next() < 0.5) now++
-      records.write(id, random.between(1, 3), now)
-    }
-    records.check(random, 200)
-    for (let round = 0; round < 20_000; round++) {
-      const id = random.between(1, 30_000)
-      const roll = random.next()
-      if (roll < 0.05) records.write(id, 0, now)
-      else if (roll < 0.15) {
-        // A status changed without a new time, for a record still held.
-        if (records.ids.has(id)) records.write(id, random.between(1, 3), records.keys.updated[id]!)
-      } else {
-        // Ties: an update in the same millisecond as later ones lands before those of higher ids.
-        if (random.next() < 0.3) now++
-        const back = random.next() < 0.1 ? random.between(0, 50) : 0
-        records.write(id, random.between(1, 3), now - back)
-      }
-    }
-    records.check(random, 200)
+    comeChangeAndGo(new Records(), new Random(5))
+  })
+
+  it('counts by bucket of ids across many sections of buckets as well', () => {
+    // Buckets of 64 ids (50,000 ids held): 782 buckets a row, in 13 sections of 64.
+    comeChangeAndGo(
+      new Records({ minBlockBits: 8, minBucket: 4, maxBlocks: 256, maxBuckets: 1_250 }),
+      new Random(7),
+    )
   })
 
   it('divides the order in larger blocks and the ids in larger buckets as records grow', () => {
