@@ -44,7 +44,7 @@ import {
   type TargetName,
 } from './result-table.js'
 import { keepMedianRounds } from './rounds.js'
-import { selectScenarios, type Load, type Scenario } from './scenarios.js'
+import { selectScenarios, warmupSecondsOf, type Load, type Scenario } from './scenarios.js'
 import { checkShapes } from './shape-checks.js'
 import {
   formatMixedTable,
@@ -79,7 +79,7 @@ const USAGE = `Usage: npm run bench -- [options]
                      shapes (every list shape class, or one: search-filtered, …),
                      mixed (reads-only and mixed: reads with and without writes)
   --rounds N         whole sequences, each target and scenario keeping its median (3)
-  --duration S       seconds measured per scenario (5); --warmup S before it (2)
+  --duration S       seconds measured per scenario (5); --warmup S before it (2; mixed 15)
   --connections N    wrk connections (50); --rows N seeded beneficiaries (1,000,000)
   --seed N           seed of the generated list paths (1); --paths N per set (30,000)
   --max-steal P      measure again above P % of stolen CPU (2), at most --retries N times (2)`
@@ -269,7 +269,8 @@ async function runRound(
       for (const scenario of applicable) {
         const loadsFor = (phase: Phase) => loadsOf(scenario, data, target, phase)
         await target.idle()
-        if (warmupSeconds > 0) await warmUp(group, loadsFor('warmup'), warmupSeconds)
+        const warmup = warmupSecondsOf(scenario, warmupSeconds)
+        if (warmup > 0) await warmUp(group, loadsFor('warmup'), warmup)
         await target.idle()
         const label = `${targetName.padEnd(5)} ${scenario.name.padEnd(NAME_WIDTH)}`
         const take = (attempts: number) =>

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { SHAPE_CLASSES } from '../../bench/list-shapes.js'
-import { selectScenarios } from '../../bench/scenarios.js'
+import { selectScenarios, warmupSecondsOf } from '../../bench/scenarios.js'
 
 const names = (only: string | undefined) => selectScenarios(only).map((s) => s.name)
 
@@ -44,5 +44,13 @@ describe('the scenarios --only selects', () => {
     assert.equal(mixed!.alongside?.connections?.(1), 1, 'one writer at the least')
     assert.equal(readsOnly!.alongside, undefined)
     assert.equal(mixed!.paths, readsOnly!.paths)
+  })
+
+  it('warms the mixed scenario up for 15 s, the others for --warmup, and none with --warmup 0', () => {
+    const [readsOnly, mixed] = selectScenarios('mixed')
+    assert.equal(warmupSecondsOf(readsOnly!, 2), 2)
+    assert.equal(warmupSecondsOf(mixed!, 2), 15)
+    assert.equal(warmupSecondsOf(mixed!, 20), 20)
+    assert.equal(warmupSecondsOf(mixed!, 0), 0)
   })
 })
