@@ -79,7 +79,7 @@ const USAGE = `Usage: npm run bench -- [options]
                      shapes (every list shape class, or one: search-filtered, …),
                      mixed (reads-only and mixed: reads with and without writes)
   --rounds N         whole sequences, each target and scenario keeping its median (3)
-  --duration S       seconds measured per scenario (5); --warmup S before it (2; mixed 15)
+  --duration S       seconds measured per scenario (5); --warmup S before it (2; the mixed group 15)
   --connections N    wrk connections (50); --rows N seeded beneficiaries (1,000,000)
   --seed N           seed of the generated list paths (1); --paths N per set (30,000)
   --max-steal P      measure again above P % of stolen CPU (2), at most --retries N times (2)`

@@ -46,9 +46,11 @@ describe('the scenarios --only selects', () => {
     assert.equal(mixed!.paths, readsOnly!.paths)
   })
 
-  it('warms the mixed scenario up for 15 s, the others for --warmup, and none with --warmup 0', () => {
+  it('warms the mixed scenario and its reads-only run up for 15 s, others for --warmup, none with 0', () => {
     const [readsOnly, mixed] = selectScenarios('mixed')
-    assert.equal(warmupSecondsOf(readsOnly!, 2), 2)
+    assert.equal(warmupSecondsOf(selectScenarios('get')[0]!, 2), 2)
+    assert.equal(warmupSecondsOf(selectScenarios('search-long')[0]!, 2), 2)
+    assert.equal(warmupSecondsOf(readsOnly!, 2), 15)
     assert.equal(warmupSecondsOf(mixed!, 2), 15)
     assert.equal(warmupSecondsOf(mixed!, 20), 20)
     assert.equal(warmupSecondsOf(mixed!, 0), 0)
