@@ -74,12 +74,11 @@ const onService = (target: TargetName) =>
  */
 const writers = (total: number) => Math.max(1, Math.round((total * 3) / 10))
 /**
- * The warm-up of the mixed scenario and of its reads-only run. The mixed scenario's writes are
- * the first of a target's run: measured with V8's
- * `--trace-opt` on the service after the reads' warm-ups, it compiled the write path and the
- * copies' catch-ups for about 15 s of writes (1.5 s of compiling in all), then under 30 ms a
- * second; in the 5 s after a 2 s warm-up, V8's helper threads took 0.40–0.47 s of the one core
- * (8–9 %, taken from the reads beside the writes), against 0.1 s after 12 s.
+ * The warm-up of the mixed scenario and of its reads-only run. Measured with V8's `--trace-opt`
+ * after the reads' warm-ups, the service compiled the write path and the copies' catch-ups for
+ * about 15 s of writes (1.5 s of compiling in all), then under 30 ms a second; in the 5 s after a
+ * 2 s warm-up, V8's helper threads took 0.40–0.47 s of the one core (8–9 %, taken from the reads
+ * beside the writes), against 0.1 s after 12 s.
  */
 const MIXED_WARMUP_SECONDS = 15
 /** Readers of the mixed and the reads-only scenario: the others (all of them if only one). */
