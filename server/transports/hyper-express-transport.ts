@@ -17,6 +17,7 @@ import { AnswerBatch } from './answer-batch.js'
 import { Drain } from './drain.js'
 import { InFlight } from './in-flight.js'
 import { hasSoundFraming, headBytes } from './uws-request-head.js'
+import { Utf8Scratch } from './utf8-scratch.js'
 import {
   closeConnections,
   listenExclusively,
@@ -129,6 +130,7 @@ class HyperExpressTransport {
   /** Writes held back until the read that brought them has been parsed (see the class). */
   readonly #held = new AnswerBatch()
   readonly #drain = new Drain()
+  readonly #utf8 = new Utf8Scratch()
   #closing = false
   // The response being written by #flush: uWS runs a cork callback synchronously, so these
   // fields pass it its arguments without a closure per request.
@@ -351,7 +353,7 @@ class HyperExpressTransport {
       if (this.#close) raw.endWithoutBody(0, true)
       else raw.endWithoutBody()
     } else {
-      raw.end(body, this.#close)
+      raw.end(this.#utf8.encode(body), this.#close)
     }
   }
 

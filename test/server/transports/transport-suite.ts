@@ -257,6 +257,29 @@ export function transportSuite(transport: TransportName): void {
       )
     })
 
+    it('names in any script reach the client byte for byte, in the detail and in the list', async () => {
+      const body = { first_name: 'Łucja Zoë', last_name: '李 Ødegård', email: 'lz@example.org' }
+      const created = await wire(main, 'POST', '/v3/beneficiaries', { token, body })
+      assert.equal(created.status, 201)
+      const path = `/v3/beneficiaries/${String(created.json?.['id'])}`
+      const response = await fetch(main.server.url + path, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+      const bytes = Buffer.from(await response.arrayBuffer())
+      assert.equal(response.headers.get('content-length'), String(bytes.byteLength))
+      const detail = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>
+      assert.deepEqual(
+        [detail['first_name'], detail['last_name']],
+        [body.first_name, body.last_name],
+      )
+      const listed = await wire(main, 'GET', '/v3/beneficiaries?search=zoe', { token })
+      const items = listed.json?.['data'] as { first_name: string; last_name: string }[]
+      assert.deepEqual(
+        items.map((item) => [item.first_name, item.last_name]),
+        [[body.first_name, body.last_name]],
+      )
+    })
+
     it('D12: 404 for unknown paths and 405 with Allow for wrong methods', async () => {
       const unknown = await wire(main, 'GET', '/v3/nothing-here')
       assert.equal(unknown.status, 404)
