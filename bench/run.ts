@@ -177,12 +177,12 @@ async function main(): Promise<void> {
     // Other work on the machine skews absolute figures; the ratios inside one run much less.
     loadAverageAtEnd: loadavg().map((load) => Math.round(load * 100) / 100),
   }
-  const checks = [...checkTargets(measurements), ...checkShapes(measurements)]
+  const checks = [...checkTargets(measurements), ...checkShapes(measurements, taken)]
   const fixed = measurements.filter(
     (m) => !isShape(m) && m.scenario !== 'mixed' && m.scenario !== 'reads-only',
   )
   const shapes = rankShapes(measurements)
-  const mixed = summariseMixed(measurements)
+  const mixed = summariseMixed(measurements, taken)
   console.log(
     `\n${date.toISOString()} on ${machine.cpu} (${machine.cores} cores), node ${machine.node}, load average ${machine.loadAverageAtEnd.join(' ')}`,
   )

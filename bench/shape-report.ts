@@ -46,8 +46,15 @@ export interface MixedSummary {
     readonly p50Ms: number
     readonly p99Ms: number
   }
-  /** The reads' p99 with writes over their p99 without; absent unless both had answers. */
+  /**
+   * The reads' p99 with writes over their p99 without, in the same round, the median over the
+   * rounds (see `summariseMixed`); absent unless both had answers in some round.
+   */
   readonly readsP99VsReadsOnly?: number
+  /** That ratio in each round where both had answers, in the order the rounds ran. */
+  readonly roundRatios?: readonly number[]
+  /** The kept mixed round's reads' p99 over the kept reads-only round's, the figure before. */
+  readonly readsP99VsMedianRounds?: number
 }
 
 const SHAPE_NAMES = new Set(SHAPE_CLASSES.map((shape) => shape.name))
@@ -93,13 +100,31 @@ function figure(requests: number, value: number, digits: number): string {
   return requests === 0 ? '—' : value.toFixed(digits)
 }
 
-/** The mixed scenario of every target that ran it, with its reads-only run beside it. */
-export function summariseMixed(measurements: readonly Measurement[]): MixedSummary[] {
+/**
+ * The mixed scenario of every target that ran it, with its reads-only run beside it.
+ * `measurements` are the kept ones (`keepMedianRounds`); `rounds`, every round's, pair each
+ * mixed run with the reads-only run of its own round. The ratio of the goal is the median of
+ * those paired ratios: the two runs of a round follow one another on the same server, and the
+ * machine's speed, which drifts by a third from one round to another, divides out of their
+ * ratio, where the kept runs of the two scenarios may come from different rounds (one run had a
+ * reads-only round at p99 26 ms and the next two at 17: 1.87x between the kept rounds, 1.20x,
+ * 1.49x and 1.11x round by round).
+ */
+export function summariseMixed(
+  measurements: readonly Measurement[],
+  rounds: readonly Measurement[] = measurements,
+): MixedSummary[] {
   return measurements.flatMap((m): MixedSummary[] => {
     if (m.scenario !== 'mixed' || m.loads === undefined) return []
     const [reads, writes] = m.loads
     if (reads === undefined || writes === undefined) return []
     const alone = measurements.find((o) => o.scenario === 'reads-only' && o.target === m.target)
+    const keptRatio =
+      alone !== undefined && alone.requests > 0 && reads.requests > 0
+        ? reads.p99Ms / alone.p99Ms
+        : undefined
+    const roundRatios = pairedRatios(rounds, m.target)
+    const ratio = roundRatios.length > 0 ? median(roundRatios) : keptRatio
     return [
       {
         target: m.target,
@@ -115,12 +140,36 @@ export function summariseMixed(measurements: readonly Measurement[]): MixedSumma
             p99Ms: alone.p99Ms,
           },
         }),
-        ...(alone !== undefined &&
-          alone.requests > 0 &&
-          reads.requests > 0 && { readsP99VsReadsOnly: reads.p99Ms / alone.p99Ms }),
+        ...(ratio !== undefined && { readsP99VsReadsOnly: ratio }),
+        ...(roundRatios.length > 0 && { roundRatios }),
+        ...(keptRatio !== undefined && { readsP99VsMedianRounds: keptRatio }),
       },
     ]
   })
+}
+
+/** Round by round, the mixed reads' p99 over the reads-only p99 of `target`, where both answered. */
+function pairedRatios(rounds: readonly Measurement[], target: TargetName): number[] {
+  const ratios: number[] = []
+  const mixed = rounds
+    .filter((r) => r.target === target && r.scenario === 'mixed')
+    .sort((a, b) => a.round - b.round)
+  for (const m of mixed) {
+    const reads = m.loads?.[0]
+    const alone = rounds.find(
+      (r) => r.target === target && r.scenario === 'reads-only' && r.round === m.round,
+    )
+    if (reads === undefined || alone === undefined) continue
+    if (reads.requests > 0 && alone.requests > 0) ratios.push(reads.p99Ms / alone.p99Ms)
+  }
+  return ratios
+}
+
+/** The median of `values` (not empty): of an even number, the mean of the two middle ones. */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
 /** The shape classes as a Markdown table: per target, the worst p99 first. */
@@ -196,7 +245,13 @@ export function formatMixedTable(summaries: readonly MixedSummary[]): string {
       `${s.target}: CPU ${s.cpuUsPerRequest.toFixed(1)} µs/req, reads and writes together` +
       (s.readsP99VsReadsOnly === undefined
         ? ''
-        : `; reads' p99 with writes ${s.readsP99VsReadsOnly.toFixed(2)}x their p99 without`),
+        : `; reads' p99 with writes ${s.readsP99VsReadsOnly.toFixed(2)}x their p99 without` +
+          (s.roundRatios === undefined || s.roundRatios.length < 2
+            ? ''
+            : ` in the same round (median of ${s.roundRatios.map((r) => `${r.toFixed(2)}x`).join(', ')}` +
+              (s.readsP99VsMedianRounds === undefined
+                ? ')'
+                : `; ${s.readsP99VsMedianRounds.toFixed(2)}x between the kept rounds)`))),
   )
   return [markdownTable(header, rows, 2), '', ...notes].join('\n')
 }

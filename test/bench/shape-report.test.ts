@@ -124,6 +124,38 @@ describe('the report of the list shapes and the mixed scenario', () => {
     assert.deepEqual(met(9000, 1000, 16), [true, true, false], 'reads p99 1.6x')
   })
 
+  it('sets the reads with writes against the reads alone of the same round, the median of the rounds', () => {
+    const round = (n: number, alone: number, reads: number): Measurement[] => [
+      measurement('reads-only', alone, 100, { round: n }),
+      measurement('mixed', reads, 120, {
+        round: n,
+        loads: [load('reads', 9000, reads, 35), load('writes', 1000, 60, 15)],
+      }),
+    ]
+    // A slow first round: the kept runs, one of each scenario, come from different rounds.
+    const rounds = [...round(1, 26, 31), ...round(2, 17, 25), ...round(3, 17, 19)]
+    const kept = [rounds[2]!, rounds[1]!]
+    const [summary] = summariseMixed(kept, rounds)
+    assert.deepEqual(
+      summary?.roundRatios?.map((r) => r.toFixed(3)),
+      ['1.192', '1.471', '1.118'],
+    )
+    assert.equal(summary?.readsP99VsReadsOnly?.toFixed(3), '1.192')
+    assert.equal(summary?.readsP99VsMedianRounds?.toFixed(3), '1.824')
+    const ratioCheck = checkShapes(kept, rounds).at(-1)!
+    assert.deepEqual([ratioCheck.actual, ratioCheck.met], ['1.19x (median of the rounds)', true])
+    // Two rounds: the mean of the two.
+    const two = summariseMixed(kept, rounds.slice(2))[0]
+    assert.equal(two?.readsP99VsReadsOnly?.toFixed(3), '1.294')
+    // A round whose reads got no answer beside the writes is left out of the pairs.
+    const unanswered = round(4, 17, 0).map((m) =>
+      m.scenario === 'mixed'
+        ? { ...m, loads: [load('reads', 0, 0, 35), load('writes', 10, 60, 15)] }
+        : m,
+    )
+    assert.equal(summariseMixed(kept, [...rounds, ...unanswered])[0]?.roundRatios?.length, 3)
+  })
+
   it('misses the mixed goals when no read was answered beside the writes', () => {
     const measurements = [
       measurement('reads-only', 10, 100),
