@@ -31,7 +31,11 @@ export interface SqliteConfig {
    * every better-sqlite3 call does.
    */
   readonly busyTimeoutMs?: number
-  /** Page cache per connection, in KiB. Default 65536 (64 MiB): a million records fit mostly. */
+  /**
+   * Page cache per connection, in KiB. Default 65536 (64 MiB): a million records fit mostly.
+   * With `writer: 'thread'`, the connections keep 4 MiB at most: the writer's commits empty the
+   * reading connection's cache, whose size then only slows the emptying (`openSqliteStorage`).
+   */
   readonly cacheSizeKib?: number
   /**
    * Who copies the WAL into the database file. `inline` (the default): SQLite's own automatic

@@ -73,6 +73,21 @@ describe('SqliteWriterThread: writes on a thread of their own (writer: thread)',
     }
   })
 
+  it("caps the reading connection's page cache at 4 MiB, which every commit of the writer empties", async () => {
+    const cacheOf = async (config: Parameters<typeof openSqliteStorage>[0]) => {
+      const storage = await openSqliteStorage(config)
+      try {
+        return storage.database.pragma('cache_size', { simple: true })
+      } finally {
+        await storage.close()
+      }
+    }
+    assert.equal(await cacheOf({ path, writer: 'thread' }), -4_096)
+    assert.equal(await cacheOf({ path, writer: 'thread', cacheSizeKib: 2_048 }), -2_048)
+    assert.equal(await cacheOf({ path }), -65_536, 'inline, its own commits keep its cache')
+    assert.equal(await cacheOf({ path: ':memory:', writer: 'thread' }), -65_536)
+  })
+
   it('keeps the writes on the calling thread for :memory:, which a second connection cannot open', async () => {
     const storage = await openSqliteStorage({ path: ':memory:', writer: 'thread' })
     try {
