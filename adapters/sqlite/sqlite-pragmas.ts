@@ -44,6 +44,12 @@ export function applySqlitePragmas(
   db.pragma('temp_store = MEMORY')
 }
 
+/** The page cache of `db` in KiB, whichever way it was set (negative: KiB; positive: pages). */
+export function cacheSizeKibOf(db: BetterSqlite3.Database): number {
+  const size = Number(db.pragma('cache_size', { simple: true }))
+  return size < 0 ? -size : (size * Number(db.pragma('page_size', { simple: true }))) / 1024
+}
+
 function wholeNumber(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback
   if (!Number.isSafeInteger(value) || value < 0) {

@@ -10,7 +10,7 @@ import { SqliteCheckpointer } from './sqlite-checkpointer.js'
 import { SqliteGroupCommit } from './sqlite-group-commit.js'
 import type { SqliteConfig } from './sqlite-config.js'
 import { migrateSqlite, pendingMigrations, unknownMigrations } from './sqlite-migrations.js'
-import { applySqlitePragmas } from './sqlite-pragmas.js'
+import { applySqlitePragmas, cacheSizeKibOf } from './sqlite-pragmas.js'
 import { SqliteSessionStore } from './sqlite-session-store.js'
 import { SqliteSigningKeyStore } from './sqlite-signing-key-store.js'
 import { dropStat4Samples } from './sqlite-statistics.js'
@@ -284,11 +284,8 @@ const READS_CACHE_KIB = 4_096
 
 /** Caps the cache of `db`, which reads only (the writer thread writes), at {@link READS_CACHE_KIB}. */
 function capReadsCache(db: Database.Database): void {
-  // After the migrations, whose index builds use the whole cache. Negative: KiB; positive: pages.
-  const size = Number(db.pragma('cache_size', { simple: true }))
-  const pageSize = Number(db.pragma('page_size', { simple: true }))
-  const kib = size < 0 ? -size : (size * pageSize) / 1024
-  if (kib > READS_CACHE_KIB) db.pragma(`cache_size = -${READS_CACHE_KIB}`)
+  // After the migrations, whose index builds use the whole cache.
+  if (cacheSizeKibOf(db) > READS_CACHE_KIB) db.pragma(`cache_size = -${READS_CACHE_KIB}`)
 }
 
 /**

@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import { Worker } from 'node:worker_threads'
 import { StorageUnavailableError } from '../../core/errors.js'
+import { cacheSizeKibOf } from './sqlite-pragmas.js'
 import type { GroupCommitListener } from './sqlite-group-commit.js'
 import {
   type CreatedOrClaimed,
@@ -223,11 +224,7 @@ export class SqliteWriterThread implements SqliteWrites {
       name,
       Number(db.pragma(name, { simple: true })),
     ])
-    // A negative cache size is in KiB, a positive one in pages.
-    const cacheSize = Number(db.pragma('cache_size', { simple: true }))
-    const pageSize = Number(db.pragma('page_size', { simple: true }))
-    const cacheKib = cacheSize < 0 ? -cacheSize : (cacheSize * pageSize) / 1024
-    pragmas.push(['cache_size', -Math.min(cacheKib, WRITER_CACHE_KIB)])
+    pragmas.push(['cache_size', -Math.min(cacheSizeKibOf(db), WRITER_CACHE_KIB)])
     const workerData: WriterWorkerData = { path: db.name, pragmas }
     const worker = new Worker(this.#workerUrl, { workerData })
     // A thread starting or with calls to answer keeps the process alive; an idle one does not.
