@@ -22,7 +22,14 @@ import {
   Timestamp,
 } from './validation/beneficiary-schemas.js'
 
-export { BENEFICIARY_STATUSES } from './validation/beneficiary-schemas.js'
+import { ASSIGNED_FIELDS, CREATED_FIELDS, LIST_ITEM_FIELDS } from './beneficiary-fields.js'
+
+export {
+  ASSIGNED_FIELDS,
+  BENEFICIARY_STATUSES,
+  CREATED_FIELDS,
+  LIST_ITEM_FIELDS,
+} from './beneficiary-fields.js'
 
 /** A beneficiary's status (specification section 3). */
 export type BeneficiaryStatus = Static<typeof Status>
@@ -54,31 +61,6 @@ export const BeneficiaryDetail = Type.Object({
 
 /** The detail shape (specification 2.1). */
 export type BeneficiaryDetail = Readonly<Static<typeof BeneficiaryDetail>>
-
-/** The fields the service assigns; a body may not set them (D9). The rest are writable. */
-export const ASSIGNED_FIELDS = ['id', 'status', 'created_at', 'updated_at'] as const
-
-/** The specification's column "In list item". */
-export const LIST_ITEM_FIELDS = [
-  'id',
-  'first_name',
-  'last_name',
-  'email',
-  'phone',
-  'status',
-  'created_at',
-  'updated_at',
-] as const satisfies readonly (keyof BeneficiaryDetail)[]
-
-/** The specification's column "In create response". */
-export const CREATED_FIELDS = [
-  'id',
-  'first_name',
-  'last_name',
-  'email',
-  'status',
-  'created_at',
-] as const satisfies readonly (keyof BeneficiaryDetail)[]
 
 /** The list item shape (specification 2.1). */
 export const BeneficiaryListItem = Type.Pick(BeneficiaryDetail, LIST_ITEM_FIELDS)

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely'
-import { BENEFICIARY_STATUSES } from '../../core/beneficiary.js'
+import { BENEFICIARY_STATUSES } from '../../core/beneficiary-fields.js'
 import { slot } from './postgres-query.js'
 
 // The counters answer the totals of the status and date filters and say where a deep page

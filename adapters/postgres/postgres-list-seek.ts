@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { BENEFICIARY_STATUSES } from '../../core/beneficiary.js'
+import { BENEFICIARY_STATUSES } from '../../core/beneficiary-fields.js'
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
 import { DAY_MS } from '../../core/time.js'
 import { BLOCK_SIZE, table, type CounterKind } from './postgres-counters.js'

@@ -1,10 +1,10 @@
-import {
-  LIST_ITEM_FIELDS,
-  type BeneficiaryRecord,
-  type BeneficiaryStatus,
-  type BeneficiarySummary,
-  type Metadata,
+import type {
+  BeneficiaryRecord,
+  BeneficiaryStatus,
+  BeneficiarySummary,
+  Metadata,
 } from '../../core/beneficiary.js'
+import { LIST_ITEM_FIELDS } from '../../core/beneficiary-fields.js'
 import type { NewBeneficiary } from '../../core/ports/beneficiary-store.js'
 
 /**

@@ -1,6 +1,7 @@
 import Type from 'typebox'
 import type { Static, TSchema } from 'typebox'
 import Format from 'typebox/format'
+import { BENEFICIARY_STATUSES } from '../beneficiary-fields.js'
 import { COUNTRY_CODES } from './country-codes.js'
 import { isFiscalCode } from './fiscal-code.js'
 
@@ -17,8 +18,7 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 /** An instant, as the API writes it. */
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC.' })
 
-/** Every status (specification section 3), in a fixed order. */
-export const BENEFICIARY_STATUSES = ['active', 'inactive', 'pending'] as const
+export { BENEFICIARY_STATUSES }
 
 /** A beneficiary's status (specification section 3). */
 export const Status = Type.Enum(BENEFICIARY_STATUSES)
