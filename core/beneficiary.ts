@@ -2,7 +2,9 @@
  * The beneficiary, defined once: the specification's table 2.1 as TypeBox schemas, from which
  * the request bodies, the three response shapes, their static types and the field lists that
  * the parsers, the change history and the adapters iterate all follow. A field is added here
- * (and in each adapter's column map, which fails to compile until it is).
+ * (and in each adapter's column map, which fails to compile until it is). The statuses and the
+ * lists of fields by shape are plain constants in `beneficiary-fields.ts`, re-exported here, so
+ * that the adapters read them without loading TypeBox.
  *
  * Field names are the specification's; timestamps are epoch milliseconds in the stored record
  * and ISO 8601 UTC strings in the shapes the API returns.
