@@ -1,6 +1,6 @@
 import type { BeneficiaryStatus } from '../core/beneficiary.js'
 import { DAY_MS } from '../core/time.js'
-import { BENEFICIARY_STATUSES } from '../core/validation/beneficiary-schemas.js'
+import { BENEFICIARY_STATUSES } from '../core/beneficiary-fields.js'
 import { SORT_VALUES, type SortValue } from '../core/validation/query-schemas.js'
 import type { DataProfile } from './data-profile.js'
 import { ProfileCounts, type ListFilter } from './profile-counts.js'

@@ -1,6 +1,6 @@
 import type { BeneficiaryStatus } from '../core/beneficiary.js'
 import { searchTerms } from '../core/search-terms.js'
-import { BENEFICIARY_STATUSES } from '../core/validation/beneficiary-schemas.js'
+import { BENEFICIARY_STATUSES } from '../core/beneficiary-fields.js'
 import type { DataProfile } from './data-profile.js'
 
 /** The filters of a list request, as its query string carries them. */

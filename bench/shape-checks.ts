@@ -10,6 +10,9 @@ const MIXED_READS_VS_ALONE = 1.5
 /** The least share of the mixed scenario's requests that are writes for it to count as one. */
 const MIXED_WRITE_SHARE = 0.09
 
+/** A measurement of the service on SQLite, over either transport. */
+const isOnSqlite = (m: Measurement): boolean => m.target === 'uws' || m.target === 'node'
+
 /**
  * The goals of issue 20 for the service on SQLite (`uws`, `node`), those of its figures this run
  * measured: every list shape class p99 < 20 ms, the worst class's CPU ≤ 400 µs per request;
@@ -22,7 +25,7 @@ export function checkShapes(
   measurements: readonly Measurement[],
   rounds: readonly Measurement[] = measurements,
 ): Check[] {
-  const onSqlite = measurements.filter((m) => m.target === 'uws' || m.target === 'node')
+  const onSqlite = measurements.filter(isOnSqlite)
   const checks: Check[] = []
   for (const { target, classes } of rankShapes(onSqlite)) {
     const worst = classes[0]!
@@ -54,8 +57,7 @@ export function checkShapes(
       met: m.p99Ms < UPDATE_P99_MS,
     })
   }
-  const roundsOnSqlite = rounds.filter((m) => m.target === 'uws' || m.target === 'node')
-  for (const s of summariseMixed(onSqlite, roundsOnSqlite)) {
+  for (const s of summariseMixed(onSqlite, rounds.filter(isOnSqlite))) {
     checks.push({
       target: s.target,
       goal: `mixed: writes >= ${MIXED_WRITE_SHARE * 100} % of requests`,

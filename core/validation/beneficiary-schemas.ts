@@ -18,8 +18,6 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 /** An instant, as the API writes it. */
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC.' })
 
-export { BENEFICIARY_STATUSES }
-
 /** A beneficiary's status (specification section 3). */
 export const Status = Type.Enum(BENEFICIARY_STATUSES)
 
