@@ -26,15 +26,17 @@ import {
   type RateLimitStatus,
 } from './errors.js'
 import { etagOf, historyEtagOf, ifMatchAdmits } from './etag.js'
+import { JsonBytes, SerializedJson } from './json-bytes.js'
 import { pageOf } from './pagination.js'
 import type { Clock } from './ports/clock.js'
-import type { BeneficiaryStore } from './ports/beneficiary-store.js'
-import { createdOf, detailOf, historyItemOf, listItemOf } from './representation.js'
+import type { BeneficiaryStore, ListQuery } from './ports/beneficiary-store.js'
+import { createdOf, detailOf, historyItemOf, listItemOf, writeListItems } from './representation.js'
 import { bodyOf } from './request-body.js'
 import { searchTerms } from './search-terms.js'
 import type { HistoryItem, Paged } from './shapes.js'
 import { DAY_MS, isoTime } from './time.js'
-import type { HistoryQueryInput, ListQueryInput } from './validation/index.js'
+import { utf8Encoder } from './utf8.js'
+import type { HistoryQueryInput, ListParams, ListQueryInput } from './validation/index.js'
 import {
   parseCreateInput,
   parseHistoryQuery,
@@ -56,6 +58,8 @@ const MAX_UPDATE_ATTEMPTS = 8
 const CREATED_VERSION = 1
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 const ID = /^[1-9][0-9]{0,15}$/
+/** `{"data":`, the start of a list's JSON. */
+const DATA_KEY = utf8Encoder.encode('{"data":')
 
 /** The beneficiary resource's operations (specification 4.3–4.7, D7–D18, D22, D23, D27). */
 export class BeneficiaryOperations {
@@ -64,6 +68,7 @@ export class BeneficiaryOperations {
   readonly #admission: Admission
   readonly #sha256: Sha256
   readonly #settings: BeneficiarySettings
+  readonly #json = new JsonBytes()
 
   constructor(
     store: BeneficiaryStore,
@@ -82,37 +87,53 @@ export class BeneficiaryOperations {
   list(ctx: RequestContext, query: ListQueryInput): Promise<Result<Paged<BeneficiaryListItem>>> {
     return this.#admission.admit('list', ctx, async ({ claims, rateLimit }) => {
       const params = parseListQuery(query)
-      const page = await this.#store.list({
-        offset: (params.page - 1) * params.perPage,
-        limit: params.perPage,
-        sort: params.sort,
-        descending: params.descending,
-        ...(params.status !== undefined && { status: params.status }),
-        ...(params.createdFrom !== undefined && { createdFrom: Date.parse(params.createdFrom) }),
-        ...(params.createdTo !== undefined && {
-          createdBefore: Date.parse(params.createdTo) + DAY_MS,
-        }),
-        ...(params.search !== undefined && { search: searchTerms(params.search) }),
-      })
-      const { meta, links } = pageOf(
-        `${this.#settings.basePath}/beneficiaries`,
-        params.page,
-        params.perPage,
-        page.total,
-        [
-          ['search', params.search],
-          ['status', params.status],
-          ['created_from', params.createdFrom],
-          ['created_to', params.createdTo],
-          ['sort', params.sortParam],
-        ],
-      )
+      const page = await this.#store.list(listQueryOf(params))
+      const { meta, links } = this.#paging(params, page.total)
       return {
         value: { data: page.items.map(listItemOf), meta, links },
         rateLimit,
         clientId: claims.clientId,
       }
     })
+  }
+
+  /**
+   * `list`'s answer serialised: the UTF-8 bytes of `JSON.stringify` of its value, from the
+   * store's own JSON of the items when it writes them (`BeneficiaryStore.listJson`).
+   */
+  listJson(ctx: RequestContext, query: ListQueryInput): Promise<Result<SerializedJson>> {
+    return this.#admission.admit('list', ctx, async ({ claims, rateLimit }) => {
+      const params = parseListQuery(query)
+      const listQuery = listQueryOf(params)
+      const store = this.#store
+      // Written once every await is over: the writer is shared by the requests in flight.
+      const out = this.#json
+      let total: number
+      if (store.listJson !== undefined) {
+        const page = await store.listJson(listQuery)
+        out.raw(DATA_KEY)
+        out.raw(page.json)
+        total = page.total
+      } else {
+        const page = await store.list(listQuery)
+        out.raw(DATA_KEY)
+        writeListItems(out, page.items)
+        total = page.total
+      }
+      const { meta, links } = this.#paging(params, total)
+      out.text(`,"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`)
+      return { value: new SerializedJson(out.take()), rateLimit, clientId: claims.clientId }
+    })
+  }
+
+  #paging(params: ListParams, total: number): Pick<Paged<unknown>, 'meta' | 'links'> {
+    return pageOf(`${this.#settings.basePath}/beneficiaries`, params.page, params.perPage, total, [
+      ['search', params.search],
+      ['status', params.status],
+      ['created_from', params.createdFrom],
+      ['created_to', params.createdTo],
+      ['sort', params.sortParam],
+    ])
   }
 
   get(ctx: RequestContext, id: string | number): Promise<Result<BeneficiaryDetail>> {
@@ -360,4 +381,20 @@ function parseId(id: string | number): number {
 function idOf(id: string | number): number | undefined {
   const value = typeof id === 'number' ? id : ID.test(id) ? Number(id) : NaN
   return Number.isSafeInteger(value) && value >= 1 ? value : undefined
+}
+
+/** The store's query for validated list parameters (D15–D18). */
+function listQueryOf(params: ListParams): ListQuery {
+  return {
+    offset: (params.page - 1) * params.perPage,
+    limit: params.perPage,
+    sort: params.sort,
+    descending: params.descending,
+    ...(params.status !== undefined && { status: params.status }),
+    ...(params.createdFrom !== undefined && { createdFrom: Date.parse(params.createdFrom) }),
+    ...(params.createdTo !== undefined && {
+      createdBefore: Date.parse(params.createdTo) + DAY_MS,
+    }),
+    ...(params.search !== undefined && { search: searchTerms(params.search) }),
+  }
 }

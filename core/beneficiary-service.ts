@@ -1,4 +1,5 @@
 import type { RateLimitStatus } from './errors.js'
+import type { SerializedJson } from './json-bytes.js'
 import type {
   ClientInfo,
   HistoryItem,
@@ -112,6 +113,13 @@ export interface BeneficiaryService {
    * @throws InvalidTokenError, TokenExpiredError, RateLimitedError, InsufficientScopeError, ValidationError
    */
   list(ctx: RequestContext, query?: ListQueryInput): Promise<Result<Paged<BeneficiaryListItem>>>
+  /**
+   * `list`'s answer already serialised, for a server: the UTF-8 bytes of `JSON.stringify` of the
+   * value `list` would return, written without its objects (from the store's own bytes where it
+   * keeps them: `BeneficiaryStore.listJson`).
+   * @throws the errors of `list`
+   */
+  listJson(ctx: RequestContext, query?: ListQueryInput): Promise<Result<SerializedJson>>
   /**
    * One beneficiary in the detail shape, with its ETag.
    * @throws NotFoundError and the authentication errors of `list`

@@ -17,6 +17,7 @@ import type {
 } from './beneficiary-service.js'
 import { createClientAdmin } from './client-admin.js'
 import { sha256, type Sha256 } from './crypto.js'
+import type { SerializedJson } from './json-bytes.js'
 import type { Clock } from './ports/clock.js'
 import type { Storage } from './ports/storage.js'
 import { RateLimiter, type RateLimitOptions } from './rate-limiter.js'
@@ -190,6 +191,10 @@ class Service implements BeneficiaryService {
     query: ListQueryInput = {},
   ): Promise<Result<Paged<BeneficiaryListItem>>> {
     return this.#beneficiaries.list(ctx, query)
+  }
+
+  listJson(ctx: RequestContext, query: ListQueryInput = {}): Promise<Result<SerializedJson>> {
+    return this.#beneficiaries.listJson(ctx, query)
   }
 
   get(ctx: RequestContext, id: string | number): Promise<Result<BeneficiaryDetail>> {

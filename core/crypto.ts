@@ -1,4 +1,5 @@
 import { base64url, type CryptoKey } from 'jose'
+import { utf8Encoder } from './utf8.js'
 
 // The Web Crypto API is a global in every runtime the core supports (Node 20+, Deno, Bun,
 // browsers); core's type check runs without DOM or Node types, so the slice it uses is typed here.
@@ -19,14 +20,7 @@ interface WebCrypto {
 /** An imported HMAC key, as jose takes it. */
 export type HmacKey = CryptoKey
 
-interface TextEncoding {
-  encode(text: string): Uint8Array
-}
-
 const webCrypto = (globalThis as unknown as { crypto: WebCrypto }).crypto
-const textEncoder = new (
-  globalThis as unknown as { TextEncoder: new () => TextEncoding }
-).TextEncoder()
 
 /** `bytes` random bytes from the CSPRNG, base64url without padding. */
 export function randomToken(bytes: number): string {
@@ -38,7 +32,7 @@ export type Sha256 = (text: string) => string | Promise<string>
 
 /** SHA-256 of a UTF-8 string, base64url without padding. */
 export async function sha256(text: string): Promise<string> {
-  const digest = await webCrypto.subtle.digest('SHA-256', textEncoder.encode(text))
+  const digest = await webCrypto.subtle.digest('SHA-256', utf8Encoder.encode(text))
   return base64url.encode(new Uint8Array(digest))
 }
 

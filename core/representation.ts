@@ -1,7 +1,10 @@
 import type { BeneficiaryRecord, BeneficiarySummary, HistoryEntry } from './beneficiary.js'
 import type { HistoryItem } from './shapes.js'
 import type { BeneficiaryCreated, BeneficiaryDetail, BeneficiaryListItem } from './beneficiary.js'
+import { LIST_ITEM_FIELDS } from './beneficiary-fields.js'
+import type { JsonBytes } from './json-bytes.js'
 import { isoTime } from './time.js'
+import { utf8Encoder } from './utf8.js'
 
 /** The detail shape of a stored record (specification 2.1). */
 export function detailOf(record: BeneficiaryRecord): BeneficiaryDetail {
@@ -33,6 +36,57 @@ export function listItemOf(summary: BeneficiarySummary): BeneficiaryListItem {
     created_at: isoTime(summary.created_at),
     updated_at: isoTime(summary.updated_at),
   }
+}
+
+type ListItemField = (typeof LIST_ITEM_FIELDS)[number]
+
+/**
+ * The JSON before each value of a list item, as UTF-8: `{"id":`, then `,"first_name":` and so on
+ * in the order of `listItemOf` (the specification's table). A writer of list items as bytes
+ * (`writeListItems`, or an adapter's own from its copy of the records) writes each value after
+ * its key in that order, then `}`: the bytes of `JSON.stringify(listItemOf(summary))`.
+ */
+export const LIST_ITEM_KEYS = Object.freeze(
+  Object.fromEntries(
+    LIST_ITEM_FIELDS.map((field, place) => [
+      field,
+      utf8Encoder.encode(`${place === 0 ? '{' : ','}"${field}":`),
+    ]),
+  ) as Record<ListItemField, Uint8Array>,
+)
+
+/** `}`, `[`, `]` and `,` of a JSON array of list items. */
+const [CLOSE, OPEN_ARRAY, CLOSE_ARRAY, COMMA] = [0x7d, 0x5b, 0x5d, 0x2c]
+
+/**
+ * The list items of `summaries` as a JSON array, written into `out`: the bytes of
+ * `JSON.stringify(summaries.map(listItemOf))` in UTF-8, without the objects and the string.
+ */
+export function writeListItems(out: JsonBytes, summaries: readonly BeneficiarySummary[]): void {
+  const keys = LIST_ITEM_KEYS
+  out.char(OPEN_ARRAY)
+  for (let i = 0; i < summaries.length; i++) {
+    const summary = summaries[i]!
+    if (i > 0) out.char(COMMA)
+    out.raw(keys.id)
+    out.number(summary.id)
+    out.raw(keys.first_name)
+    out.string(summary.first_name)
+    out.raw(keys.last_name)
+    out.string(summary.last_name)
+    out.raw(keys.email)
+    out.string(summary.email)
+    out.raw(keys.phone)
+    out.string(summary.phone)
+    out.raw(keys.status)
+    out.string(summary.status)
+    out.raw(keys.created_at)
+    out.isoTime(summary.created_at)
+    out.raw(keys.updated_at)
+    out.isoTime(summary.updated_at)
+    out.char(CLOSE)
+  }
+  out.char(CLOSE_ARRAY)
 }
 
 /** The create response shape (specification 4.5). */

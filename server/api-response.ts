@@ -4,6 +4,6 @@ export interface ApiResponse {
   readonly status: number
   /** Header values by lower-case name. */
   readonly headers: Readonly<Record<string, string>>
-  /** The serialised body; `undefined` for 204. */
-  readonly body: string | undefined
+  /** The serialised body, as text or as UTF-8 bytes; `undefined` for 204. */
+  readonly body: string | Uint8Array | undefined
 }

@@ -1,5 +1,6 @@
 import type { Result } from '../core/beneficiary-service.js'
 import type { AnyDomainError, FieldProblem } from '../core/errors.js'
+import { SerializedJson } from '../core/json-bytes.js'
 import type { ApiResponse } from './api-response.js'
 import { STATUS_BY_CODE } from './error-status.js'
 import { setRateLimitHeaders } from './rate-limit-headers.js'
@@ -39,7 +40,12 @@ export function success(status: number, result: Result<unknown>, requestId: stri
     delete headers['content-type']
     return { status, headers, body: undefined }
   }
-  return { status, headers, body: JSON.stringify(result.value) }
+  const value = result.value
+  return {
+    status,
+    headers,
+    body: value instanceof SerializedJson ? value.bytes : JSON.stringify(value),
+  }
 }
 
 /** An answer in the standard error body (specification 7.1, D24). */

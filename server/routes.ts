@@ -62,7 +62,7 @@ export const ROUTES: readonly Route[] = Object.freeze([
     tag: 'beneficiaries',
     status: 200,
     response: 'PagedBeneficiaries',
-    invoke: (service, ctx, _params, _body, query) => service.list(ctx, query),
+    invoke: (service, ctx, _params, _body, query) => service.listJson(ctx, query),
     requestBody: undefined,
     query: ListQueryParams,
     etag: false,

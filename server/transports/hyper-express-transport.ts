@@ -353,7 +353,7 @@ class HyperExpressTransport {
       if (this.#close) raw.endWithoutBody(0, true)
       else raw.endWithoutBody()
     } else {
-      raw.end(this.#utf8.encode(body), this.#close)
+      raw.end(typeof body === 'string' ? this.#utf8.encode(body) : body, this.#close)
     }
   }
 

@@ -6,9 +6,12 @@ import type { ApiResponse } from '../api-response.js'
  * that must answer on a bare socket, when no response object exists (node:http's `clientError`).
  */
 export function rawResponse(response: ApiResponse): Buffer {
-  const body = Buffer.from(response.body ?? '', 'utf8')
+  const body =
+    typeof response.body === 'string' ? Buffer.from(response.body, 'utf8') : response.body
+  const length = body?.byteLength ?? 0
   let head = `HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? 'Unknown'}\r\n`
   for (const name in response.headers) head += `${name}: ${response.headers[name]!}\r\n`
-  head += `content-length: ${body.byteLength}\r\nconnection: close\r\n\r\n`
-  return Buffer.concat([Buffer.from(head, 'latin1'), body])
+  head += `content-length: ${length}\r\nconnection: close\r\n\r\n`
+  const bytes = Buffer.from(head, 'latin1')
+  return body === undefined ? bytes : Buffer.concat([bytes, body])
 }

@@ -62,8 +62,10 @@ export async function startClientWorld(
   const replaced = options.overrides?.(world.service) ?? {}
   const counting: Record<string, unknown> = {}
   for (const name of SERVICE_CALLS) {
-    const target = (replaced[name] ?? world.service[name]) as (...args: unknown[]) => unknown
-    counting[name] = (...args: unknown[]) => {
+    // The server lists through `listJson`, the serialised answer of `list`.
+    const method = name === 'list' ? 'listJson' : name
+    const target = (replaced[method] ?? world.service[method]) as (...args: unknown[]) => unknown
+    counting[method] = (...args: unknown[]) => {
       calls[name]++
       return target.apply(world.service, args)
     }

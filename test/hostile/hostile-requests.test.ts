@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import type { ApiResponse } from '../../server/api-response.js'
-import { MARIO } from '../server/server-fixtures.js'
+import { bodyText as answerText, MARIO } from '../server/server-fixtures.js'
 import {
   accessToken,
   assertErrorBody,
@@ -285,12 +285,12 @@ for (const store of await hostileStorages()) {
           query?: string
           headers?: Record<string, string>
         } = {},
-      ): Promise<ApiResponse> {
+      ): Promise<ApiResponse & { readonly body: string | undefined }> {
         const headers: Record<string, string> = {}
         if (options.body !== undefined) headers['content-type'] = 'application/json'
         if (options.token !== undefined) headers['authorization'] = `Bearer ${options.token}`
         Object.assign(headers, options.headers)
-        return world.handler({
+        const answer = await world.handler({
           method,
           path,
           query: options.query ?? '',
@@ -298,11 +298,12 @@ for (const store of await hostileStorages()) {
           body: options.body,
           remoteAddress: '198.51.100.7',
         })
+        return { ...answer, body: answerText(answer) }
       }
 
       /** The invariants every answer keeps; returns the parsed error body of a refusal. */
       async function checkAnswer(
-        answer: ApiResponse,
+        answer: ApiResponse & { readonly body: string | undefined },
         digestBefore: string,
         context: string,
       ): Promise<ReturnType<typeof assertErrorBody> | undefined> {

@@ -865,7 +865,7 @@ describe('unexpected failures', () => {
   it('a plain Error becomes a logged 500 with a generic body, never its message or stack', async () => {
     const world = await createTestHandler()
     const failing = delegateTo(world.service, {
-      list: () =>
+      listJson: () =>
         Promise.reject(
           new Error('SELECT * FROM beneficiaries WHERE fiscal_code = RSSMRA85T10A562S'),
         ),

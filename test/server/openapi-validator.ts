@@ -82,7 +82,9 @@ export class OpenApiResponseValidator {
       return problems
     }
     const media = content['application/json']!
-    const body: unknown = JSON.parse(response.body)
+    const text =
+      typeof response.body === 'string' ? response.body : new TextDecoder().decode(response.body)
+    const body: unknown = JSON.parse(text)
     const validator = this.compile(media['schema'] as Json)
     if (!validator.Check(body)) {
       const errors = [...validator.Errors(body)].map((e) => `${e.instancePath} ${e.message}`)

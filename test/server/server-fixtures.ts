@@ -45,9 +45,16 @@ export async function createWorld(options: { limits?: RateLimitOptions } = {}): 
   return { service, storage, clock, writer, reader }
 }
 
-/** A response with its body parsed when it is JSON. */
+/** A response with its body as text (bytes decoded as UTF-8), and parsed when it is JSON. */
 export interface Answer extends ApiResponse {
+  readonly body: string | undefined
   readonly json: Record<string, unknown> | undefined
+}
+
+/** The body of a handler's answer as text, whether it came as a string or as UTF-8 bytes. */
+export function bodyText(response: ApiResponse): string | undefined {
+  const body = response.body
+  return body === undefined || typeof body === 'string' ? body : new TextDecoder().decode(body)
 }
 
 /** What a test says about a request; everything but the method and path has a default. */
@@ -83,11 +90,12 @@ export async function send(
     remoteAddress: call.remoteAddress ?? '127.0.0.1',
     ...(call.bodyError !== undefined && { bodyError: call.bodyError }),
   })
+  const text = bodyText(response)
   const json =
-    response.body !== undefined && response.headers['content-type']?.startsWith('application/json')
-      ? (JSON.parse(response.body) as Record<string, unknown>)
+    text !== undefined && response.headers['content-type']?.startsWith('application/json')
+      ? (JSON.parse(text) as Record<string, unknown>)
       : undefined
-  return { ...response, json }
+  return { ...response, body: text, json }
 }
 
 /** Logs in `client` through the handler and returns its access and refresh tokens. */
@@ -151,6 +159,7 @@ export function delegateTo(
     refresh: (ctx, body) => service.refresh(ctx, body),
     logout: (ctx, body) => service.logout(ctx, body),
     list: (ctx, query) => service.list(ctx, query),
+    listJson: (ctx, query) => service.listJson(ctx, query),
     get: (ctx, id) => service.get(ctx, id),
     create: (ctx, body) => service.create(ctx, body),
     update: (ctx, id, body) => service.update(ctx, id, body),

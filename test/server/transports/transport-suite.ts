@@ -23,6 +23,7 @@ const REQUEST_TIMEOUT_MS = 800
 
 /** A fetch answer in the handler's terms, with the JSON body parsed. */
 interface WireAnswer extends ApiResponse {
+  readonly body: string | undefined
   readonly json: Record<string, unknown> | undefined
 }
 
