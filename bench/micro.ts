@@ -16,7 +16,9 @@ import { openSqliteStorage, seedBeneficiaries } from '../adapters/sqlite/index.j
 import { AccessTokens } from '../core/access-tokens.js'
 import { randomToken } from '../core/crypto.js'
 import { createBeneficiaryService } from '../core/index.js'
+import { JsonBytes } from '../core/json-bytes.js'
 import { RateLimiter } from '../core/rate-limiter.js'
+import { listItemOf, writeListItems } from '../core/representation.js'
 import { systemClock } from '../core/system-clock.js'
 import { fakeBeneficiaries } from '../server/cli/fake-beneficiaries.js'
 import { createHandler } from '../server/handler.js'
@@ -94,6 +96,8 @@ export async function runMicro(options: MicroOptions): Promise<MicroResult[]> {
     const detail = (await service.get({ token }, randomId())).value
     const page = (await service.list({ token }, {})).value
     const listQuery = { offset: 0, limit: 20, sort: 'id', descending: false } as const
+    const summaries = (await storage.beneficiaries.list(listQuery)).items
+    const json = new JsonBytes()
     const handler = createHandler(service)
     const counted = createHandler(service, { metrics: { collector: new ServerMetrics() } })
     const detailRequest = (headers: Record<string, string>) => ({
@@ -113,8 +117,17 @@ export async function runMicro(options: MicroOptions): Promise<MicroResult[]> {
       ['sqlite first page (20, with count)', () => storage.beneficiaries.list(listQuery)],
       ['JSON.stringify detail', () => JSON.stringify(detail)],
       ['JSON.stringify list page', () => JSON.stringify(page)],
+      ['list items: listItemOf, JSON.stringify, UTF-8', () => utf8(summaries.map(listItemOf))],
+      [
+        'list items: JSON bytes (writeListItems)',
+        () => {
+          writeListItems(json, summaries)
+          return json.take()
+        },
+      ],
       ['service.get', () => service.get({ token }, randomId())],
       ['service.list first page', () => service.list({ token }, {})],
+      ['service.listJson first page', () => service.listJson({ token }, {})],
       ['handler GET detail', () => handler(detailRequest({}))],
       ['handler GET detail, with metrics', () => counted(detailRequest({}))],
       ['handler GET detail, 304', () => handler(detailRequest({ 'if-none-match': '*' }))],
@@ -128,6 +141,13 @@ export async function runMicro(options: MicroOptions): Promise<MicroResult[]> {
     await storage.close()
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+const ENCODER = new TextEncoder()
+
+/** What a list's items cost without `JsonBytes`: the objects, their JSON, its UTF-8. */
+function utf8(value: unknown): Uint8Array {
+  return ENCODER.encode(JSON.stringify(value))
 }
 
 async function time(name: string, operation: Operation, iterations: number): Promise<MicroResult> {

@@ -98,29 +98,20 @@ export class BeneficiaryOperations {
   }
 
   /**
-   * `list`'s answer serialised: the UTF-8 bytes of `JSON.stringify` of its value, from the
-   * store's own JSON of the items when it writes them (`BeneficiaryStore.listJson`).
+   * `list`'s answer serialised: the UTF-8 bytes of `JSON.stringify` of its value, the items
+   * written from their summaries (`writeListItems`) without their objects and strings.
    */
   listJson(ctx: RequestContext, query: ListQueryInput): Promise<Result<SerializedJson>> {
     return this.#admission.admit('list', ctx, async ({ claims, rateLimit }) => {
       const params = parseListQuery(query)
-      const listQuery = listQueryOf(params)
-      const store = this.#store
-      // Written once every await is over: the writer is shared by the requests in flight.
+      const page = await this.#store.list(listQueryOf(params))
+      const { meta, links } = this.#paging(params, page.total)
+      // Written in one turn, after the last await: the writer is shared by the requests in
+      // flight, and reset in case an earlier text failed midway.
       const out = this.#json
-      let total: number
-      if (store.listJson !== undefined) {
-        const page = await store.listJson(listQuery)
-        out.raw(DATA_KEY)
-        out.raw(page.json)
-        total = page.total
-      } else {
-        const page = await store.list(listQuery)
-        out.raw(DATA_KEY)
-        writeListItems(out, page.items)
-        total = page.total
-      }
-      const { meta, links } = this.#paging(params, total)
+      out.reset()
+      out.raw(DATA_KEY)
+      writeListItems(out, page.items)
       out.text(`,"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`)
       return { value: new SerializedJson(out.take()), rateLimit, clientId: claims.clientId }
     })

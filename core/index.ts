@@ -86,7 +86,6 @@ export type {
   BeneficiaryStore,
   CreateOutcome,
   IdempotencyClaim,
-  JsonPage,
   ListQuery,
   NewBeneficiary,
   Page,
@@ -100,7 +99,7 @@ export type { SigningKey, SigningKeyStore } from './ports/signing-key-store.js'
 export type { BucketPolicy, RateLimitStore, TakeResult } from './ports/rate-limit-store.js'
 export type { Storage } from './ports/storage.js'
 export { JsonBytes, SerializedJson } from './json-bytes.js'
-export { LIST_ITEM_KEYS, writeListItems } from './representation.js'
+export { writeListItems } from './representation.js'
 export { FakeClock } from './fake-clock.js'
 export { systemClock } from './system-clock.js'
 export { LocalRateLimitStore } from './token-bucket.js'

@@ -1,5 +1,5 @@
 import { isoTime, writeIsoTime } from './time.js'
-import { utf8Decoder, utf8Encoder } from './utf8.js'
+import { utf8Encoder } from './utf8.js'
 
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
@@ -14,10 +14,10 @@ const ASCII_END = 0x80
 /**
  * A JSON text written as UTF-8 bytes, piece by piece, into one growing buffer: what
  * `JSON.stringify` and a UTF-8 encoding of its result would make, without the intermediate
- * string. A page of list items was a third of a list request's CPU as objects, `JSON.stringify`
- * and the encoding of its text; text already held as UTF-8 bytes (an adapter's copy of the
- * records) is copied here as it is. Strings are escaped exactly as `JSON.stringify` escapes
- * them. The writer is reused: `take` copies out what was written and starts again.
+ * objects and string. A page of list items was a fifth to a third of a list request's CPU as
+ * objects (`listItemOf`), `JSON.stringify` and the encoding of its text. Strings are escaped
+ * exactly as `JSON.stringify` escapes them. The writer is reused: `take` copies out what was
+ * written and starts again.
  */
 export class JsonBytes {
   #bytes: Uint8Array
@@ -30,6 +30,11 @@ export class JsonBytes {
   /** Bytes written since the last `take`. */
   get length(): number {
     return this.#length
+  }
+
+  /** Forgets what was written: the start of each text, should an earlier one have failed midway. */
+  reset(): void {
+    this.#length = 0
   }
 
   /** A copy of the bytes written, after which the writer is empty. */
@@ -105,30 +110,6 @@ export class JsonBytes {
         return
       }
       bytes[at++] = code
-    }
-    bytes[at++] = QUOTE
-    this.#length = at
-  }
-
-  /**
-   * The string whose UTF-8 bytes are `source[start..end)`. Only `"`, `\` and control
-   * characters need escapes, and none of them is part of a multi-byte sequence, so bytes without
-   * them are copied as they are.
-   */
-  utf8String(source: Uint8Array, start: number, end: number): void {
-    this.#room(end - start + 2)
-    const bytes = this.#bytes
-    let at = this.#length
-    bytes[at++] = QUOTE
-    // Copied byte by byte while looking: `set` would need a view of the source, and a view of a
-    // Buffer is a Buffer, a few hundred nanoseconds to make, for texts of a few dozen bytes.
-    for (let i = start; i < end; i++) {
-      const byte = source[i]!
-      if (byte < CONTROL_END || byte === QUOTE || byte === BACKSLASH) {
-        this.#escaped(utf8Decoder.decode(source.subarray(start, end)))
-        return
-      }
-      bytes[at++] = byte
     }
     bytes[at++] = QUOTE
     this.#length = at

@@ -42,11 +42,9 @@ type ListItemField = (typeof LIST_ITEM_FIELDS)[number]
 
 /**
  * The JSON before each value of a list item, as UTF-8: `{"id":`, then `,"first_name":` and so on
- * in the order of `listItemOf` (the specification's table). A writer of list items as bytes
- * (`writeListItems`, or an adapter's own from its copy of the records) writes each value after
- * its key in that order, then `}`: the bytes of `JSON.stringify(listItemOf(summary))`.
+ * in the order of `listItemOf` (the specification's table), for `writeListItems`.
  */
-export const LIST_ITEM_KEYS = Object.freeze(
+const LIST_ITEM_KEYS = Object.freeze(
   Object.fromEntries(
     LIST_ITEM_FIELDS.map((field, place) => [
       field,

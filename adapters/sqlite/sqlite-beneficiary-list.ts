@@ -1,15 +1,13 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { BeneficiarySummary } from '../../core/beneficiary.js'
-import type { JsonBytes } from '../../core/json-bytes.js'
-import type { JsonPage, ListQuery, Page } from '../../core/ports/beneficiary-store.js'
-import { writeListItems } from '../../core/representation.js'
+import type { ListQuery, Page } from '../../core/ports/beneficiary-store.js'
 import { SqliteCounterMirror } from './sqlite-counter-mirror.js'
 import type { SqliteDataVersion } from './sqlite-data-version.js'
 import { SqliteListItems } from './sqlite-list-items.js'
 import { SqliteListNameRange } from './sqlite-list-name-range.js'
 import { choosePlan, fromNearerEnd, type Seek, type Shape } from './sqlite-list-plan.js'
 import { NO_LOWER, NO_UPPER } from './sqlite-list-range.js'
-import { SqliteListSearch, type IdPage } from './sqlite-list-search.js'
+import { SqliteListSearch } from './sqlite-list-search.js'
 import { DEEP_OFFSET, SqliteListSeek } from './sqlite-list-seek.js'
 import { SqliteListTotals } from './sqlite-list-totals.js'
 import { SqliteRowKeys, type IdRange } from './sqlite-row-keys.js'
@@ -28,12 +26,6 @@ const COPY_SPAN = 65_536
  * reads at most that many rows: a few milliseconds between two turns of the event loop.
  */
 const KEEP_UP_EVERY = 256
-
-/**
- * A page as the listing finds it: the ids of records the copy holds (their rows are read from
- * there, as summaries or straight into JSON), or the summaries SQL read.
- */
-type ListedPage = IdPage | Page<BeneficiarySummary>
 
 /**
  * The listing of `SqliteBeneficiaryStore`: filters, sorts (D15), search (D16) and exact totals,
@@ -59,7 +51,7 @@ export class SqliteBeneficiaryList {
   readonly #mirror: SqliteCounterMirror
   readonly #nameRange: SqliteListNameRange
   readonly #keys: SqliteRowKeys
-  readonly #snapshot: BetterSqlite3.Transaction<(query: ListQuery) => ListedPage>
+  readonly #snapshot: BetterSqlite3.Transaction<(query: ListQuery) => Page<BeneficiarySummary>>
   readonly #warmUp: BetterSqlite3.Transaction<() => void>
   readonly #assertOpen: () => void
   /** Whether the copies were loaded (by `warmUp` or a listing): only then are they kept up. */
@@ -114,31 +106,14 @@ export class SqliteBeneficiaryList {
    * snapshot: another connection's commit cannot fall between the count and the page.
    */
   list(query: ListQuery): Page<BeneficiarySummary> {
-    const page = this.#listed(query)
-    return 'ids' in page ? { items: this.#keys.summaries(page.ids), total: page.total } : page
-  }
-
-  /**
-   * `list` with the page's items written into `out` as JSON (`BeneficiaryStore.listJson`): rows
-   * of the copy are copied from its UTF-8 bytes, with no object or string made of them.
-   */
-  listJson(query: ListQuery, out: JsonBytes): JsonPage {
-    const page = this.#listed(query)
-    if ('ids' in page) this.#keys.writeItems(page.ids, out)
-    else writeListItems(out, page.items)
-    return { json: out.take(), total: page.total }
-  }
-
-  #listed(query: ListQuery): ListedPage {
     // Written into the SQL (see `Shape.limit`): only a whole number may get there.
     if (!Number.isSafeInteger(query.limit) || query.limit < 0) {
       throw new TypeError('limit must be a whole number of at least 0')
     }
-    // The copy is read after the snapshot, in the same turn: no catch-up can come between.
     return this.#snapshot(query)
   }
 
-  #listNow(query: ListQuery): ListedPage {
+  #listNow(query: ListQuery): Page<BeneficiarySummary> {
     this.#loaded = true
     // Both inside the snapshot: the counters' copy and the remembered totals are this snapshot's.
     this.#mirror.refresh()
@@ -159,8 +134,8 @@ export class SqliteBeneficiaryList {
     const { lo, hi } = this.#totals.idBounds(query.status, from, before)
     if (lo !== null && hi !== null) {
       const range = { lo, hi, status: query.status, from, before }
-      const ids = copy ? this.#fromCopy(query, range) : undefined
-      if (ids !== undefined) return { ids, total }
+      const items = copy ? this.#fromCopy(query, range) : undefined
+      if (items !== undefined) return { items, total }
       if (dates && (query.sort === 'first_name' || query.sort === 'last_name')) {
         return { items: this.#nameRange.page(query, from, before, lo, hi, total), total }
       }
@@ -210,11 +185,9 @@ export class SqliteBeneficiaryList {
       seek,
     }
     // The rows from the copy when one is kept: the index walk then reads no row of the table.
-    if (copy) {
-      const ids = this.#items.pageIds(shape, values)
-      return { ids: reversed ? ids.reverse() : ids, total }
-    }
-    const items = this.#items.page(shape, values)
+    const items = copy
+      ? this.#keys.summaries(this.#items.pageIds(shape, values))
+      : this.#items.page(shape, values)
     return { items: reversed ? items.reverse() : items, total }
   }
 
@@ -232,7 +205,7 @@ export class SqliteBeneficiaryList {
    * were updated together: 56 ms for a page 6,000 rows deep in 128,000. `undefined` for a name
    * or creation order over many ids (SQL's plans then).
    */
-  #fromCopy(query: ListQuery, range: IdRange): readonly number[] | undefined {
+  #fromCopy(query: ListQuery, range: IdRange): BeneficiarySummary[] | undefined {
     const dates = range.from !== NO_LOWER || range.before !== NO_UPPER
     const ids =
       this.#keys.idPage(range, query) ??
@@ -243,6 +216,6 @@ export class SqliteBeneficiaryList {
       (dates && (range.hi - range.lo < COPY_SPAN || query.sort === 'updated_at')
         ? this.#keys.rangePage(range, query)
         : undefined)
-    return ids
+    return ids === undefined ? undefined : this.#keys.summaries(ids)
   }
 }

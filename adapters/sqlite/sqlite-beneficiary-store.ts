@@ -7,12 +7,10 @@ import type {
   Metadata,
 } from '../../core/beneficiary.js'
 import { ConflictError } from '../../core/errors.js'
-import { JsonBytes } from '../../core/json-bytes.js'
 import type {
   BeneficiaryStore,
   CreateOutcome,
   IdempotencyClaim,
-  JsonPage,
   ListQuery,
   NewBeneficiary,
   Page,
@@ -79,8 +77,6 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   readonly #writes: SqliteGroupCommit
   readonly #writer: SqliteWrites | undefined
   readonly #list: SqliteBeneficiaryList
-  /** The writer of `listJson`'s pages, each written and copied out in one turn. */
-  readonly #json = new JsonBytes()
   readonly #counters: SqliteCounters
   readonly #selectRecord: SqliteQuery<never>
   readonly #selectCurrent: SqliteQuery<CurrentRow>
@@ -177,12 +173,6 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   async list(query: ListQuery): Promise<Page<BeneficiarySummary>> {
     this.#assertOpen()
     return this.#list.list(query)
-  }
-
-  /** `list`, with the page's items as JSON written from the copy's bytes. */
-  async listJson(query: ListQuery): Promise<JsonPage> {
-    this.#assertOpen()
-    return this.#list.listJson(query, this.#json)
   }
 
   /**

@@ -13,12 +13,6 @@ import { unindexed } from './sqlite-unindexed.js'
 
 type Count = SqliteQuery<{ n: number }>
 
-/** A page of records the copy holds, by id, and the exact number of matches. */
-export interface IdPage {
-  readonly ids: readonly number[]
-  readonly total: number
-}
-
 /**
  * Ids of filtered matches kept at most, across searches, between two changes of the database
  * (16 MB): a filtered search's next page, or its next sort, filters them once.
@@ -55,11 +49,8 @@ export class SqliteListSearch {
     this.#keys = keys
   }
 
-  /**
-   * One page of the records matching `query` and every term, and the exact number of them: the
-   * ids of the page when the copy answers (its rows are read from there), else its summaries.
-   */
-  page(query: ListQuery, searched: readonly string[]): Page<BeneficiarySummary> | IdPage {
+  /** One page of the records matching `query` and every term, and the exact number of them. */
+  page(query: ListQuery, searched: readonly string[]): Page<BeneficiarySummary> {
     if (searched.length === 0 || !searched.every(isSearchable)) return { items: [], total: 0 }
     const terms = narrowestTerms(searched)
     if (this.#keys.refresh()) return this.#pageFromCopy(query, terms)
@@ -107,15 +98,15 @@ export class SqliteListSearch {
   }
 
   /** A page from the copy of the records' words and keys. */
-  #pageFromCopy(query: ListQuery, terms: readonly string[]): IdPage {
+  #pageFromCopy(query: ListQuery, terms: readonly string[]): Page<BeneficiarySummary> {
     const named = this.#keys.namedPage(terms, query)
-    if (named !== undefined) return { ids: named.ids, total: named.total }
+    if (named !== undefined) return { items: this.#keys.summaries(named.ids), total: named.total }
     const { status, createdFrom: from = NO_LOWER, createdBefore: before = NO_UPPER } = query
     const key = `${terms.join(' ')}\u0000${status}\u0000${from}\u0000${before}`
     const ids = this.#matchesOf(query, terms, key)
     const total = ids.length
-    if (total === 0 || query.offset >= total) return { ids: [], total }
-    return { ids: this.#keys.page(ids, query, key), total }
+    if (total === 0 || query.offset >= total) return { items: [], total }
+    return { items: this.#keys.summaries(this.#keys.page(ids, query, key)), total }
   }
 
   /**

@@ -1,8 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { BeneficiaryStatus, BeneficiarySummary } from '../../core/beneficiary.js'
-import type { JsonBytes } from '../../core/json-bytes.js'
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
-import { LIST_ITEM_KEYS } from '../../core/representation.js'
 import { byCodePoint } from './sqlite-counted-keys.js'
 import { parseWrittenIds } from './sqlite-counters.js'
 import { GenerationLog } from './sqlite-generation-log.js'
@@ -78,9 +76,6 @@ function placesOf(query: ListQuery, total: number): [number, number] {
 
 const EMPTY_IDS = new Int32Array(0)
 
-/** `[`, `]`, `}` and `,` of a JSON array of list items. */
-const [OPEN_ARRAY, CLOSE_ARRAY, CLOSE_OBJECT, COMMA] = [0x5b, 0x5d, 0x7d, 0x2c]
-
 /** Name entries by id. */
 type EntryIds = Uint16Array | Int32Array
 
@@ -92,8 +87,6 @@ class NameRanks {
   readonly #entries = new Map<string, number>()
   readonly #sortKeys: string[] = []
   readonly #raws: string[] = []
-  /** Each entry's name as UTF-8, for pages written as JSON (`writeRaw`). */
-  readonly #rawBytes = new SqliteTextColumn(1)
   /** The search words of each entry's sort key (its `searchTerms()` joined by spaces). */
   readonly #words: string[][] = []
   /** The entries in the order of the name sort: sort key, then raw name, by code point. */
@@ -114,9 +107,6 @@ class NameRanks {
       this.#entries.set(raw, entry)
       this.#sortKeys.push(sortKey)
       this.#raws.push(raw)
-      // Room for twice the entries at a time: growing one by one would copy the slots each time.
-      if (entry % 1024 === 0) this.#rawBytes.grow(entry * 2 + 1024)
-      this.#rawBytes.set(entry, raw)
       this.#words.push(sortKey.split(' ').filter((word) => word.length > 0))
       this.#sorted.splice(this.#placeOf(sortKey, raw), 0, entry)
     }
@@ -179,11 +169,6 @@ class NameRanks {
   /** The name of an entry, as written. */
   raw(entry: number): string {
     return this.#raws[entry]!
-  }
-
-  /** The name of an entry, as written, into `out` as a JSON string (from its UTF-8 bytes). */
-  writeRaw(entry: number, out: JsonBytes): void {
-    this.#rawBytes.writeJson(entry, 0, out)
   }
 
   /** The search words of an entry's name. */
@@ -673,39 +658,6 @@ export class SqliteRowKeys {
       created_at: this.#created[id]!,
       updated_at: this.#updated[id]!,
     }))
-  }
-
-  /**
-   * The list items of the records `ids` (held by the copy) as a JSON array, into `out`: the
-   * bytes of `JSON.stringify(summaries(ids).map(listItemOf))`, written from the copy's own bytes
-   * for names, e-mails and phones, where `summaries` decodes two strings a record and the
-   * serialiser encodes them again.
-   */
-  writeItems(ids: readonly number[], out: JsonBytes): void {
-    const keys = LIST_ITEM_KEYS
-    out.char(OPEN_ARRAY)
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i]!
-      if (i > 0) out.char(COMMA)
-      out.raw(keys.id)
-      out.number(id)
-      out.raw(keys.first_name)
-      this.#firstNames.writeRaw(this.#first[id]!, out)
-      out.raw(keys.last_name)
-      this.#lastNames.writeRaw(this.#last[id]!, out)
-      out.raw(keys.email)
-      this.#contacts.writeJson(id, 0, out)
-      out.raw(keys.phone)
-      this.#contacts.writeJson(id, 1, out)
-      out.raw(keys.status)
-      out.string(this.#statusNames[this.#status[id]!]!)
-      out.raw(keys.created_at)
-      out.isoTime(this.#created[id]!)
-      out.raw(keys.updated_at)
-      out.isoTime(this.#updated[id]!)
-      out.char(CLOSE_OBJECT)
-    }
-    out.char(CLOSE_ARRAY)
   }
 
   /**

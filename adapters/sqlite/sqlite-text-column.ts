@@ -1,5 +1,3 @@
-import type { JsonBytes } from '../../core/json-bytes.js'
-
 /** Bytes of text held at least before the garbage of replaced texts is compacted away. */
 const COMPACT_FROM = 1 << 20
 
@@ -46,27 +44,10 @@ export class SqliteTextColumn {
     const slot = id * (this.#fields + 1)
     const length = this.#slots[slot + 1 + field]!
     if (length < 0) return null
-    const start = this.#start(slot, field)
-    return this.#bytes.toString('utf8', start, start + length)
-  }
-
-  /** The text `field` (from 0) of `id` into `out` as a JSON string (or `null`), from its bytes. */
-  writeJson(id: number, field: number, out: JsonBytes): void {
-    const slot = id * (this.#fields + 1)
-    const length = this.#slots[slot + 1 + field]!
-    if (length < 0) {
-      out.string(null)
-      return
-    }
-    const start = this.#start(slot, field)
-    out.utf8String(this.#bytes, start, start + length)
-  }
-
-  #start(slot: number, field: number): number {
     let start = this.#slots[slot]!
     for (let before = 0; before < field; before++)
       start += Math.max(0, this.#slots[slot + 1 + before]!)
-    return start
+    return this.#bytes.toString('utf8', start, start + length)
   }
 
   /** Sets the texts of `id` (below the capacity), one a field. */

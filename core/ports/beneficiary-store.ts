@@ -41,17 +41,6 @@ export interface Page<T> {
   readonly total: number
 }
 
-/** A page whose items are JSON already (`BeneficiaryStore.listJson`). */
-export interface JsonPage {
-  /**
-   * The page's items as a JSON array of list items, in UTF-8: the bytes of
-   * `JSON.stringify(page.items.map(listItemOf))` for the page `list` would return.
-   */
-  readonly json: Uint8Array
-  /** Every record matching the filters, regardless of paging. */
-  readonly total: number
-}
-
 /** A record to insert: the validated fields plus what the service assigns, except `id`. */
 export interface NewBeneficiary extends BeneficiaryFields {
   readonly status: BeneficiaryStatus
@@ -119,14 +108,6 @@ export interface BeneficiaryStore {
 
   /** One page of summaries matching `query`, with the exact total count. */
   list(query: ListQuery): Promise<Page<BeneficiarySummary>>
-
-  /**
-   * Optional: the page of `list(query)` with its items written as JSON, for a store that holds
-   * the records' texts as UTF-8 already and can copy them into the answer's bytes without making
-   * objects and strings of them (`LIST_ITEM_KEYS` gives the keys). Without it, the core writes the
-   * summaries of `list` itself (`writeListItems`).
-   */
-  listJson?(query: ListQuery): Promise<JsonPage>
 
   /**
    * Inserts a record and its `created` history entry, and claims `idempotency` if given, in one

@@ -7,7 +7,6 @@ import { selectByGroup, selectPage } from '../../adapters/sqlite/sqlite-page-sel
 import { WordIndex } from '../../adapters/sqlite/sqlite-word-index.js'
 import type { BeneficiaryStatus, SortField } from '../../core/beneficiary.js'
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
-import { listItemOf } from '../../core/representation.js'
 import { searchTerms } from '../../core/search-terms.js'
 import { DAY_MS } from '../../core/time.js'
 import {
@@ -21,21 +20,7 @@ import { Random } from '../support/random.js'
 import { SQL_ORDER, withTwoConnections } from '../support/sqlite-list.js'
 
 const STATUSES: readonly BeneficiaryStatus[] = ['active', 'inactive', 'pending']
-const NAMES = [
-  'Rossi',
-  'Rosa',
-  'rossi',
-  'Bianchi',
-  'Émile',
-  'Zoë',
-  'de Luca',
-  'Rosé Bia',
-  'Ｚeta',
-  // What a JSON string escapes, and characters of four UTF-8 bytes: pages are written as JSON
-  // from the copy's bytes too (`listJson`).
-  'O"Brien\\',
-  'Tab\tBell\u0007 😀',
-]
+const NAMES = ['Rossi', 'Rosa', 'rossi', 'Bianchi', 'Émile', 'Zoë', 'de Luca', 'Rosé Bia', 'Ｚeta']
 const SEARCHES = [
   'r',
   'ros',
@@ -296,14 +281,6 @@ async function assertSearches(
       { ids, total },
       JSON.stringify(query),
     )
-    // The same page as JSON, written from the copy's bytes where the copy answers.
-    const json = await storage.beneficiaries.listJson(query)
-    assert.equal(json.total, page.total, JSON.stringify(query))
-    assert.equal(
-      new TextDecoder().decode(json.json),
-      JSON.stringify(page.items.map(listItemOf)),
-      JSON.stringify(query),
-    )
     // Every field of each summary as SQL reads it: the copy gives them from memory.
     const row = storage.database.prepare(
       'SELECT id, first_name, last_name, email, phone, status, created_at, updated_at FROM beneficiaries WHERE id = ?',
@@ -327,8 +304,7 @@ async function create(
   const record = newBeneficiary({
     first_name: random.pick(NAMES),
     last_name: random.pick(NAMES),
-    email: i % 5 === 0 ? `"k\\${i}"@exämple.org` : `k${i}@example.org`,
-    phone: i % 3 === 0 ? null : `+39 ${i}`,
+    email: `k${i}@example.org`,
     status: random.pick(STATUSES),
     created_at: at,
     updated_at: updatedAt,

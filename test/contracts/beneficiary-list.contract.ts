@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { BeneficiaryRecord, BeneficiaryStatus, SortField } from '../../core/beneficiary.js'
+import { JsonBytes } from '../../core/json-bytes.js'
 import type { ListQuery } from '../../core/ports/beneficiary-store.js'
+import { listItemOf, writeListItems } from '../../core/representation.js'
 import { searchTerms } from '../../core/search-terms.js'
 import type { CurrentStorage } from './contract-harness.js'
 import {
@@ -156,6 +158,39 @@ export function describeBeneficiaryListContract(storage: CurrentStorage): void {
     it('returns list items with exactly the summary columns', async () => {
       const record = await insertBeneficiary(storage(), fullBeneficiary())
       assert.deepEqual(await store().list(listQuery()), { items: [summaryOf(record)], total: 1 })
+    })
+
+    it("gives summaries whose JSON bytes are JSON.stringify's of their list items", async () => {
+      await insertRoster(SORT_ROSTER)
+      // What a JSON string escapes, and characters of two, three and four UTF-8 bytes.
+      await insertBeneficiary(
+        storage(),
+        fullBeneficiary({
+          first_name: 'Zoë "Zo\\e" \u0007',
+          last_name: 'Nguyễn 😀',
+          email: '"o\\brien"@example.org',
+          phone: '+39\t06',
+        }),
+      )
+      const queries: ListQuery[] = [
+        listQuery({ limit: 100 }),
+        listQuery({ sort: 'last_name', descending: true, limit: 3, offset: 1 }),
+        listQuery({ sort: 'updated_at', status: 'active' }),
+        listQuery({ search: searchTerms('zo'), sort: 'first_name' }),
+        listQuery({ createdFrom: T0, createdBefore: T0 + SECOND * 3, sort: 'created_at' }),
+        listQuery({ offset: 50 }),
+      ]
+      const out = new JsonBytes()
+      for (const query of queries) {
+        // What the server sends: the core's JSON of the store's summaries.
+        const page = await store().list(query)
+        writeListItems(out, page.items)
+        assert.equal(
+          new TextDecoder().decode(out.take()),
+          JSON.stringify(page.items.map(listItemOf)),
+          JSON.stringify(query),
+        )
+      }
     })
 
     it('returns an empty page with total 0 when there are no records', async () => {
