@@ -127,7 +127,11 @@ export async function runMicro(options: MicroOptions): Promise<MicroResult[]> {
       ],
       ['service.get', () => service.get({ token }, randomId())],
       ['service.list first page', () => service.list({ token }, {})],
-      ['service.listJson first page', () => service.listJson({ token }, {})],
+      [
+        'service.list first page, JSON.stringify, UTF-8',
+        async () => utf8((await service.list({ token }, {})).value),
+      ],
+      ['service.listJson first page (UTF-8 JSON)', () => service.listJson({ token }, {})],
       ['handler GET detail', () => handler(detailRequest({}))],
       ['handler GET detail, with metrics', () => counted(detailRequest({}))],
       ['handler GET detail, 304', () => handler(detailRequest({ 'if-none-match': '*' }))],
