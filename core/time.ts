@@ -67,29 +67,29 @@ export function writeIsoTime(ms: number, bytes: Uint8Array, at: number): boolean
   const yy = year - century * 100
   const tenths = Math.floor(millis / 100)
   const hundredths = Math.floor(millis / 10) - tenths * 10
-  bytes[at] = TENS[century]!
-  bytes[at + 1] = UNITS[century]!
-  bytes[at + 2] = TENS[yy]!
-  bytes[at + 3] = UNITS[yy]!
+  // YYYY-MM-DDTHH:mm:ss.sssZ
+  twoDigits(bytes, at, century)
+  twoDigits(bytes, at + 2, yy)
   bytes[at + 4] = DASH
-  bytes[at + 5] = TENS[month]!
-  bytes[at + 6] = UNITS[month]!
+  twoDigits(bytes, at + 5, month)
   bytes[at + 7] = DASH
-  bytes[at + 8] = TENS[day]!
-  bytes[at + 9] = UNITS[day]!
+  twoDigits(bytes, at + 8, day)
   bytes[at + 10] = T
-  bytes[at + 11] = TENS[hours]!
-  bytes[at + 12] = UNITS[hours]!
+  twoDigits(bytes, at + 11, hours)
   bytes[at + 13] = COLON
-  bytes[at + 14] = TENS[minutes]!
-  bytes[at + 15] = UNITS[minutes]!
+  twoDigits(bytes, at + 14, minutes)
   bytes[at + 16] = COLON
-  bytes[at + 17] = TENS[seconds]!
-  bytes[at + 18] = UNITS[seconds]!
+  twoDigits(bytes, at + 17, seconds)
   bytes[at + 19] = DOT
   bytes[at + 20] = ZERO + tenths
   bytes[at + 21] = ZERO + hundredths
   bytes[at + 22] = ZERO + (millis % 10)
   bytes[at + 23] = Z
   return true
+}
+
+/** The two digits of `n` (0–99) at `at`. */
+function twoDigits(bytes: Uint8Array, at: number, n: number): void {
+  bytes[at] = TENS[n]!
+  bytes[at + 1] = UNITS[n]!
 }
