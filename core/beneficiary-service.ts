@@ -115,8 +115,8 @@ export interface BeneficiaryService {
   list(ctx: RequestContext, query?: ListQueryInput): Promise<Result<Paged<BeneficiaryListItem>>>
   /**
    * `list`'s answer already serialised, for a server: the UTF-8 bytes of `JSON.stringify` of the
-   * value `list` would return, written without its objects (from the store's own bytes where it
-   * keeps them: `BeneficiaryStore.listJson`).
+   * value `list` would return, written from the store's summaries without the items' objects and
+   * the text (`writeListItems`). The HTTP server sends it as it is.
    * @throws the errors of `list`
    */
   listJson(ctx: RequestContext, query?: ListQueryInput): Promise<Result<SerializedJson>>
