@@ -13,8 +13,13 @@ const Z = 0x5a
 const TENS = Array.from({ length: 100 }, (_, n) => ZERO + Math.floor(n / 10))
 const UNITS = Array.from({ length: 100 }, (_, n) => ZERO + (n % 10))
 
-/** The 24 characters of an ISO timestamp, written by `writeIsoTime` and read by `isoTime`. */
-const SCRATCH = new Uint8Array(24)
+/**
+ * The fields of the last instant `splitTime` took apart: century, year of the century, month,
+ * day, hours, minutes, seconds, milliseconds. Shared by `isoTime` and `writeIsoTime`, which
+ * read them at once, with no object made for them.
+ */
+const PARTS = new Int32Array(8)
+const [CENTURY, YEAR, MONTH, DAY, HOURS, MINUTES, SECONDS, MILLIS] = [0, 1, 2, 3, 4, 5, 6, 7]
 
 /**
  * Epoch milliseconds as an ISO 8601 UTC timestamp, exactly as `Date#toISOString` writes it.
@@ -24,12 +29,16 @@ const SCRATCH = new Uint8Array(24)
  * the collector to copy. Years outside 1000–9999 take the slow path.
  */
 export function isoTime(ms: number): string {
-  if (!writeIsoTime(ms, SCRATCH, 0)) return new Date(ms).toISOString()
-  const s = SCRATCH
+  if (!splitTime(ms)) return new Date(ms).toISOString()
+  const p = PARTS
+  const millis = p[MILLIS]!
   // prettier-ignore
   return String.fromCharCode(
-    s[0]!, s[1]!, s[2]!, s[3]!, s[4]!, s[5]!, s[6]!, s[7]!, s[8]!, s[9]!, s[10]!, s[11]!, s[12]!,
-    s[13]!, s[14]!, s[15]!, s[16]!, s[17]!, s[18]!, s[19]!, s[20]!, s[21]!, s[22]!, s[23]!,
+    TENS[p[CENTURY]!]!, UNITS[p[CENTURY]!]!, TENS[p[YEAR]!]!, UNITS[p[YEAR]!]!, DASH,
+    TENS[p[MONTH]!]!, UNITS[p[MONTH]!]!, DASH, TENS[p[DAY]!]!, UNITS[p[DAY]!]!, T,
+    TENS[p[HOURS]!]!, UNITS[p[HOURS]!]!, COLON, TENS[p[MINUTES]!]!, UNITS[p[MINUTES]!]!, COLON,
+    TENS[p[SECONDS]!]!, UNITS[p[SECONDS]!]!, DOT, ZERO + Math.floor(millis / 100),
+    TENS[millis % 100]!, UNITS[millis % 100]!, Z,
   )
 }
 
@@ -38,6 +47,31 @@ export function isoTime(ms: number): string {
  * bytes; false, writing nothing, for a year outside 1000–9999 (then use `isoTime`).
  */
 export function writeIsoTime(ms: number, bytes: Uint8Array, at: number): boolean {
+  if (!splitTime(ms)) return false
+  const p = PARTS
+  const millis = p[MILLIS]!
+  // YYYY-MM-DDTHH:mm:ss.sssZ
+  twoDigits(bytes, at, p[CENTURY]!)
+  twoDigits(bytes, at + 2, p[YEAR]!)
+  bytes[at + 4] = DASH
+  twoDigits(bytes, at + 5, p[MONTH]!)
+  bytes[at + 7] = DASH
+  twoDigits(bytes, at + 8, p[DAY]!)
+  bytes[at + 10] = T
+  twoDigits(bytes, at + 11, p[HOURS]!)
+  bytes[at + 13] = COLON
+  twoDigits(bytes, at + 14, p[MINUTES]!)
+  bytes[at + 16] = COLON
+  twoDigits(bytes, at + 17, p[SECONDS]!)
+  bytes[at + 19] = DOT
+  bytes[at + 20] = ZERO + Math.floor(millis / 100)
+  twoDigits(bytes, at + 21, millis % 100)
+  bytes[at + 23] = Z
+  return true
+}
+
+/** Takes `ms` apart into {@link PARTS}; false for a year outside 1000–9999. */
+function splitTime(ms: number): boolean {
   const days = Math.floor(ms / DAY_MS)
   let rest = ms - days * DAY_MS
   const z = days + 719_468
@@ -64,27 +98,15 @@ export function writeIsoTime(ms: number, bytes: Uint8Array, at: number): boolean
   const seconds = Math.floor(rest / 1000)
   const millis = rest - seconds * 1000
   const century = Math.floor(year / 100)
-  const yy = year - century * 100
-  const tenths = Math.floor(millis / 100)
-  const hundredths = Math.floor(millis / 10) - tenths * 10
-  // YYYY-MM-DDTHH:mm:ss.sssZ
-  twoDigits(bytes, at, century)
-  twoDigits(bytes, at + 2, yy)
-  bytes[at + 4] = DASH
-  twoDigits(bytes, at + 5, month)
-  bytes[at + 7] = DASH
-  twoDigits(bytes, at + 8, day)
-  bytes[at + 10] = T
-  twoDigits(bytes, at + 11, hours)
-  bytes[at + 13] = COLON
-  twoDigits(bytes, at + 14, minutes)
-  bytes[at + 16] = COLON
-  twoDigits(bytes, at + 17, seconds)
-  bytes[at + 19] = DOT
-  bytes[at + 20] = ZERO + tenths
-  bytes[at + 21] = ZERO + hundredths
-  bytes[at + 22] = ZERO + (millis % 10)
-  bytes[at + 23] = Z
+  const p = PARTS
+  p[CENTURY] = century
+  p[YEAR] = year - century * 100
+  p[MONTH] = month
+  p[DAY] = day
+  p[HOURS] = hours
+  p[MINUTES] = minutes
+  p[SECONDS] = seconds
+  p[MILLIS] = millis
   return true
 }
 
