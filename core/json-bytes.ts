@@ -6,8 +6,6 @@ const BACKSLASH = 0x5c
 const ZERO = 0x30
 /** Below it, a character needs an escape in a JSON string (RFC 8259 7). */
 const CONTROL_END = 0x20
-/** Bytes up to which `raw` copies in a loop. */
-const SHORT = 32
 /** Above it, a UTF-16 unit is not ASCII. */
 const ASCII_END = 0x80
 
@@ -46,18 +44,9 @@ export class JsonBytes {
 
   /** Bytes that are JSON already (punctuation, keys), as they are. */
   raw(bytes: Uint8Array): void {
-    const length = bytes.length
-    this.#room(length)
-    if (length > SHORT) {
-      this.#bytes.set(bytes, this.#length)
-      this.#length += length
-      return
-    }
-    // A key of a dozen bytes: `set` costs more to call than the loop does to copy.
-    const target = this.#bytes
-    let at = this.#length
-    for (let i = 0; i < length; i++) target[at++] = bytes[i]!
-    this.#length = at
+    this.#room(bytes.length)
+    this.#bytes.set(bytes, this.#length)
+    this.#length += bytes.length
   }
 
   /** JSON text made elsewhere (`JSON.stringify`), as UTF-8. */
