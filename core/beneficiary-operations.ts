@@ -5,6 +5,7 @@ import {
   type BeneficiaryDetail,
   type BeneficiaryListItem,
   type BeneficiaryRecord,
+  type BeneficiarySummary,
   type FieldChange,
   type HistoryAction,
   type HistoryEntry,
@@ -85,16 +86,11 @@ export class BeneficiaryOperations {
   }
 
   list(ctx: RequestContext, query: ListQueryInput): Promise<Result<Paged<BeneficiaryListItem>>> {
-    return this.#admission.admit('list', ctx, async ({ claims, rateLimit }) => {
-      const params = parseListQuery(query)
-      const page = await this.#store.list(listQueryOf(params))
-      const { meta, links } = this.#paging(params, page.total)
-      return {
-        value: { data: page.items.map(listItemOf), meta, links },
-        rateLimit,
-        clientId: claims.clientId,
-      }
-    })
+    return this.#listed(ctx, query, (items, { meta, links }) => ({
+      data: items.map(listItemOf),
+      meta,
+      links,
+    }))
   }
 
   /**
@@ -102,29 +98,42 @@ export class BeneficiaryOperations {
    * written from their summaries (`writeListItems`) without their objects and strings.
    */
   listJson(ctx: RequestContext, query: ListQueryInput): Promise<Result<SerializedJson>> {
-    return this.#admission.admit('list', ctx, async ({ claims, rateLimit }) => {
-      const params = parseListQuery(query)
-      const page = await this.#store.list(listQueryOf(params))
-      const { meta, links } = this.#paging(params, page.total)
+    return this.#listed(ctx, query, (items, { meta, links }) => {
       // Written in one turn, after the last await: the writer is shared by the requests in
       // flight, and reset in case an earlier text failed midway.
       const out = this.#json
       out.reset()
       out.raw(DATA_KEY)
-      writeListItems(out, page.items)
+      writeListItems(out, items)
       out.text(`,"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`)
-      return { value: new SerializedJson(out.take()), rateLimit, clientId: claims.clientId }
+      return new SerializedJson(out.take())
     })
   }
 
-  #paging(params: ListParams, total: number): Pick<Paged<unknown>, 'meta' | 'links'> {
-    return pageOf(`${this.#settings.basePath}/beneficiaries`, params.page, params.perPage, total, [
-      ['search', params.search],
-      ['status', params.status],
-      ['created_from', params.createdFrom],
-      ['created_to', params.createdTo],
-      ['sort', params.sortParam],
-    ])
+  /** A page of the list (D15–D18), its `meta` and `links`, as `represent` makes them the answer. */
+  #listed<T>(
+    ctx: RequestContext,
+    query: ListQueryInput,
+    represent: (items: readonly BeneficiarySummary[], paging: Omit<Paged<unknown>, 'data'>) => T,
+  ): Promise<Result<T>> {
+    return this.#admission.admit('list', ctx, async ({ claims, rateLimit }) => {
+      const params = parseListQuery(query)
+      const page = await this.#store.list(listQueryOf(params))
+      const paging = pageOf(
+        `${this.#settings.basePath}/beneficiaries`,
+        params.page,
+        params.perPage,
+        page.total,
+        [
+          ['search', params.search],
+          ['status', params.status],
+          ['created_from', params.createdFrom],
+          ['created_to', params.createdTo],
+          ['sort', params.sortParam],
+        ],
+      )
+      return { value: represent(page.items, paging), rateLimit, clientId: claims.clientId }
+    })
   }
 
   get(ctx: RequestContext, id: string | number): Promise<Result<BeneficiaryDetail>> {
