@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import type { ApiResponse } from '../../server/api-response.js'
-import { bodyText as answerText, MARIO } from '../server/server-fixtures.js'
+import { bodyText as answerText } from '../server/body-text.js'
+import { MARIO } from '../server/server-fixtures.js'
 import {
   accessToken,
   assertErrorBody,

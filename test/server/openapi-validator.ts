@@ -4,6 +4,7 @@ import { buildOpenApiDocument } from '../../server/openapi.js'
 import type { Route } from '../../server/route.js'
 import { RouteTable } from '../../server/route-table.js'
 import { ROUTES } from '../../server/routes.js'
+import { bodyText } from './body-text.js'
 
 type Json = Record<string, unknown>
 
@@ -82,9 +83,7 @@ export class OpenApiResponseValidator {
       return problems
     }
     const media = content['application/json']!
-    const text =
-      typeof response.body === 'string' ? response.body : new TextDecoder().decode(response.body)
-    const body: unknown = JSON.parse(text)
+    const body: unknown = JSON.parse(bodyText(response)!)
     const validator = this.compile(media['schema'] as Json)
     if (!validator.Check(body)) {
       const errors = [...validator.Errors(body)].map((e) => `${e.instancePath} ${e.message}`)

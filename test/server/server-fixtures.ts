@@ -8,6 +8,7 @@ import {
 } from '../../core/index.js'
 import type { ApiRequest } from '../../server/api-request.js'
 import type { ApiResponse } from '../../server/api-response.js'
+import { bodyText } from './body-text.js'
 import { createHandler, type ApiHandler, type HandlerLogger } from '../../server/handler.js'
 
 /** A full beneficiary body: every field, valid together (the fiscal code encodes the birth date). */
@@ -49,12 +50,6 @@ export async function createWorld(options: { limits?: RateLimitOptions } = {}): 
 export interface Answer extends ApiResponse {
   readonly body: string | undefined
   readonly json: Record<string, unknown> | undefined
-}
-
-/** The body of a handler's answer as text, whether it came as a string or as UTF-8 bytes. */
-export function bodyText(response: ApiResponse): string | undefined {
-  const body = response.body
-  return body === undefined || typeof body === 'string' ? body : new TextDecoder().decode(body)
 }
 
 /** What a test says about a request; everything but the method and path has a default. */
