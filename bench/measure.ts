@@ -1,6 +1,6 @@
 import type { ProcessGroup } from './process-group.js'
 import type { LoadFigures, Measurement, TargetName } from './result-table.js'
-import { machineCpuTicks, peakRssMb, processCpuMs } from './targets.js'
+import { machineCpuTicks, mainThreadCpuMs, peakRssMb, processCpuMs } from './targets.js'
 import { runWrk, type WrkResult, type WrkRun } from './wrk-runner.js'
 
 /** One wrk process of a measurement: `reads`, `writes`, or the scenario's only load. */
@@ -28,9 +28,9 @@ export async function warmUp(
 
 /**
  * One measurement of a scenario on a running target: every load at once (one wrk process each)
- * for the duration, with the server's CPU time per request of all of them together and the
- * machine's steal meanwhile. With more than one load, each keeps its own figures (`loads`) and
- * the measurement's latencies are those of the first.
+ * for the duration, with the server's CPU time per request of all of them together (and of its
+ * main threads alone) and the machine's steal meanwhile. With more than one load, each keeps its
+ * own figures (`loads`) and the measurement's latencies are those of the first.
  */
 export async function measure(
   group: ProcessGroup,
@@ -40,12 +40,15 @@ export async function measure(
   of: MeasurementOf,
 ): Promise<Measurement> {
   const cpuOf = () => pids.reduce<number>((sum, pid) => sum + processCpuMs(pid), 0)
+  const mainOf = () => pids.reduce<number>((sum, pid) => sum + mainThreadCpuMs(pid), 0)
   const cpuBefore = cpuOf()
+  const mainBefore = mainOf()
   const machineBefore = machineCpuTicks()
   const results = await Promise.all(
     loads.map(({ run }) => runWrk(group, { ...run, durationSeconds })),
   )
   const cpuMs = cpuOf() - cpuBefore
+  const mainMs = mainOf() - mainBefore
   const machineAfter = machineCpuTicks()
   const machineTicks = machineAfter.total - machineBefore.total
   const figures = results.map((result, i) => figuresOf(loads[i]!, result))
@@ -62,6 +65,7 @@ export async function measure(
     socketErrors: figures.reduce((sum, f) => sum + f.socketErrors, 0),
     peakRssMb: pids.reduce<number>((sum, pid) => sum + peakRssMb(pid), 0),
     cpuUsPerRequest: requests === 0 ? 0 : (cpuMs * 1000) / requests,
+    mainThreadCpuUsPerRequest: requests === 0 ? 0 : (mainMs * 1000) / requests,
     stealPercent:
       machineTicks <= 0 ? 0 : ((machineAfter.steal - machineBefore.steal) * 100) / machineTicks,
     attempts: of.attempts,

@@ -36,6 +36,12 @@ export interface Measurement {
   readonly peakRssMb: number
   /** CPU time of the server process per request during the measurement, in microseconds. */
   readonly cpuUsPerRequest: number
+  /**
+   * The part of `cpuUsPerRequest` spent on the server's main thread (for the service, the event
+   * loop), without its worker threads (the SQLite writer and checkpointer) and V8's helpers.
+   * Absent from results written before 2026-11-25.
+   */
+  readonly mainThreadCpuUsPerRequest?: number
   /** Share of the machine's CPU time the hypervisor gave to other tenants meanwhile, in %. */
   readonly stealPercent: number
   /** Measurements taken (more than one when steal went over the limit); this one had the least. */

@@ -304,7 +304,8 @@ async function runRound(
           `${label} ${rounds > 1 ? `r${round} ` : ''}` +
             `${Math.round(measurement.requestsPerSecond).toLocaleString('en-US').padStart(8)} req/s  ` +
             `p50 ${measurement.p50Ms.toFixed(2)} ms  p99 ${measurement.p99Ms.toFixed(2)} ms  ` +
-            `non-2xx ${measurement.non2xx}  CPU ${measurement.cpuUsPerRequest.toFixed(1)} µs/req  ` +
+            `non-2xx ${measurement.non2xx}  CPU ${measurement.cpuUsPerRequest.toFixed(1)} µs/req ` +
+            `(main thread ${(measurement.mainThreadCpuUsPerRequest ?? 0).toFixed(1)})  ` +
             `steal ${measurement.stealPercent.toFixed(1)} %` +
             (measurement.attempts > 1 ? ` (least of ${measurement.attempts} attempts)` : '') +
             loads,

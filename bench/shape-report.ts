@@ -39,6 +39,15 @@ export interface MixedSummary {
   readonly writeShare: number
   /** Server CPU per request, reads and writes together. */
   readonly cpuUsPerRequest: number
+  /**
+   * Server CPU per write, counting what it made the reads beside it cost more (the mixed run's
+   * CPU less its reads' cost in the reads-only run of the same round, per write; the median over
+   * the rounds). On one core the reads wait for all of it: their turn grows by about
+   * `writeShare × writeCostUs / (the reads' own CPU)`.
+   */
+  readonly writeCostUs?: number
+  /** The part of `writeCostUs` on the server's main thread (the event loop). */
+  readonly writeMainThreadCostUs?: number
   /** The same reads on the same connections without writes (`reads-only`), when it ran. */
   readonly readsOnly?: {
     readonly requests: number
@@ -125,6 +134,7 @@ export function summariseMixed(
         : undefined
     const roundRatios = pairedRatios(rounds, m.target)
     const ratio = roundRatios.length > 0 ? median(roundRatios) : keptRatio
+    const writeCost = pairedWriteCosts(rounds, m.target)
     return [
       {
         target: m.target,
@@ -132,6 +142,8 @@ export function summariseMixed(
         writes,
         writeShare: writes.requests / Math.max(1, reads.requests + writes.requests),
         cpuUsPerRequest: m.cpuUsPerRequest,
+        ...(writeCost !== undefined && { writeCostUs: writeCost.total }),
+        ...(writeCost?.main !== undefined && { writeMainThreadCostUs: writeCost.main }),
         ...(alone !== undefined && {
           readsOnly: {
             requests: alone.requests,
@@ -148,21 +160,61 @@ export function summariseMixed(
   })
 }
 
-/** Round by round, the mixed reads' p99 over the reads-only p99 of `target`, where both answered. */
-function pairedRatios(rounds: readonly Measurement[], target: TargetName): number[] {
-  const ratios: number[] = []
-  const mixed = rounds
+/** Round by round, the mixed run of `target` and the reads-only run of the same round. */
+function roundPairs(
+  rounds: readonly Measurement[],
+  target: TargetName,
+): { mixed: Measurement; reads: LoadFigures; writes: LoadFigures; alone: Measurement }[] {
+  return rounds
     .filter((r) => r.target === target && r.scenario === 'mixed')
     .sort((a, b) => a.round - b.round)
-  for (const m of mixed) {
-    const reads = m.loads?.[0]
-    const alone = rounds.find(
-      (r) => r.target === target && r.scenario === 'reads-only' && r.round === m.round,
+    .flatMap((mixed) => {
+      const [reads, writes] = mixed.loads ?? []
+      const alone = rounds.find(
+        (r) => r.target === target && r.scenario === 'reads-only' && r.round === mixed.round,
+      )
+      if (reads === undefined || writes === undefined || alone === undefined) return []
+      if (reads.requests === 0 || alone.requests === 0) return []
+      return [{ mixed, reads, writes, alone }]
+    })
+}
+
+/** Round by round, the mixed reads' p99 over the reads-only p99 of `target`, where both answered. */
+function pairedRatios(rounds: readonly Measurement[], target: TargetName): number[] {
+  return roundPairs(rounds, target).map(({ reads, alone }) => reads.p99Ms / alone.p99Ms)
+}
+
+/**
+ * What a write of the mixed scenario costs the server, in µs of CPU, the median over the rounds:
+ * the CPU of the mixed run less what its reads cost in the reads-only run of the same round, per
+ * write. It counts the write's own work (on the event loop and the writer's threads) and what it
+ * made the reads beside it cost more; on one core, reads wait for all of it. `main`, the same on
+ * the main thread alone (absent from results written before the main thread was measured).
+ */
+function pairedWriteCosts(
+  rounds: readonly Measurement[],
+  target: TargetName,
+): { total: number; main: number | undefined } | undefined {
+  const pairs = roundPairs(rounds, target).filter(({ writes }) => writes.requests > 0)
+  if (pairs.length === 0) return undefined
+  const cost = (figure: 'cpuUsPerRequest' | 'mainThreadCpuUsPerRequest') =>
+    median(
+      pairs.map(
+        ({ mixed, reads, writes, alone }) =>
+          ((mixed[figure] ?? 0) * (reads.requests + writes.requests) -
+            (alone[figure] ?? 0) * reads.requests) /
+          writes.requests,
+      ),
     )
-    if (reads === undefined || alone === undefined) continue
-    if (reads.requests > 0 && alone.requests > 0) ratios.push(reads.p99Ms / alone.p99Ms)
+  const measuredMain = pairs.every(
+    ({ mixed, alone }) =>
+      mixed.mainThreadCpuUsPerRequest !== undefined &&
+      alone.mainThreadCpuUsPerRequest !== undefined,
+  )
+  return {
+    total: cost('cpuUsPerRequest'),
+    main: measuredMain ? cost('mainThreadCpuUsPerRequest') : undefined,
   }
-  return ratios
 }
 
 /** The median of `values` (not empty): of an even number, the mean of the two middle ones. */
@@ -243,6 +295,13 @@ export function formatMixedTable(summaries: readonly MixedSummary[]): string {
   const notes = summaries.map(
     (s) =>
       `${s.target}: CPU ${s.cpuUsPerRequest.toFixed(1)} µs/req, reads and writes together` +
+      (s.writeCostUs === undefined
+        ? ''
+        : `; a write costs ${s.writeCostUs.toFixed(0)} µs of CPU` +
+          (s.writeMainThreadCostUs === undefined
+            ? ''
+            : ` (${s.writeMainThreadCostUs.toFixed(0)} on the event loop)`) +
+          ', counting the reads it made dearer') +
       (s.readsP99VsReadsOnly === undefined
         ? ''
         : `; reads' p99 with writes ${s.readsP99VsReadsOnly.toFixed(2)}x their p99 without` +

@@ -2,7 +2,12 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { LoadFigures, Measurement } from '../../bench/result-table.js'
 import { checkShapes } from '../../bench/shape-checks.js'
-import { formatShapeTable, rankShapes, summariseMixed } from '../../bench/shape-report.js'
+import {
+  formatMixedTable,
+  formatShapeTable,
+  rankShapes,
+  summariseMixed,
+} from '../../bench/shape-report.js'
 
 function measurement(
   scenario: string,
@@ -122,6 +127,32 @@ describe('the report of the list shapes and the mixed scenario', () => {
       mixed(reads, writes, p99).checks.map((c) => c.met)
     assert.deepEqual(met(9720, 280, 12), [false, true, true], 'writes 2.8 % of the requests')
     assert.deepEqual(met(9000, 1000, 16), [true, true, false], 'reads p99 1.6x')
+  })
+
+  it('counts what a write costs the server, the reads it made dearer included, round by round', () => {
+    // Reads alone: 100 µs each (90 on the main thread); beside 1,000 writes: 120 a request (100).
+    const round = (n: number, mixedCpu: number): Measurement[] => [
+      measurement('reads-only', 10, 100, { round: n, mainThreadCpuUsPerRequest: 90 }),
+      measurement('mixed', 14, mixedCpu, {
+        round: n,
+        mainThreadCpuUsPerRequest: 100,
+        loads: [load('reads', 9000, 14, 35), load('writes', 1000, 60, 15)],
+      }),
+    ]
+    const rounds = [...round(1, 120), ...round(2, 130), ...round(3, 110)]
+    const [summary] = summariseMixed([rounds[0]!, rounds[1]!], rounds)
+    // (120 × 10,000 − 100 × 9,000) / 1,000 = 300; the rounds give 300, 400 and 200.
+    assert.equal(summary?.writeCostUs, 300)
+    assert.equal(summary?.writeMainThreadCostUs, 190)
+    assert.match(
+      formatMixedTable([summary!]),
+      /a write costs 300 µs of CPU \(190 on the event loop\), counting the reads it made dearer/,
+    )
+    // Results written before the main thread was measured: the total only.
+    const older = rounds.map(({ mainThreadCpuUsPerRequest: _, ...m }) => m)
+    const [before] = summariseMixed([older[0]!, older[1]!], older)
+    assert.equal(before?.writeCostUs, 300)
+    assert.equal(before?.writeMainThreadCostUs, undefined)
   })
 
   it('sets the reads with writes against the reads alone of the same round, the median of the rounds', () => {
