@@ -418,6 +418,25 @@ export function describeBeneficiaryListContract(storage: CurrentStorage): void {
       assert.deepEqual(await listIds({ search: searchTerms('nguyễn thị') }), ids)
     })
 
+    it('finds letters that keep their mark when decomposed, and ligatures, by plain letters (D16)', async () => {
+      const ids = await insertNames([
+        ['Łucja', 'Wałęsa'],
+        ['Søren', 'Kierkegaard'],
+        ['Đorđe', 'Straße'],
+        ['Æsa', 'Œlund'],
+        ['Lucia', 'Rossi'],
+      ])
+      assert.deepEqual(await listIds({ search: searchTerms('lucja walesa') }), pick(ids, [0]))
+      assert.deepEqual(await listIds({ search: searchTerms('ŁUCJA') }), pick(ids, [0]))
+      assert.deepEqual(await listIds({ search: searchTerms('soren') }), pick(ids, [1]))
+      assert.deepEqual(await listIds({ search: searchTerms('dorde strasse') }), pick(ids, [2]))
+      assert.deepEqual(await listIds({ search: searchTerms('STRASSE') }), pick(ids, [2]))
+      assert.deepEqual(await listIds({ search: searchTerms('aesa oel') }), pick(ids, [3]))
+      assert.deepEqual(await listIds({ search: searchTerms('luc') }), pick(ids, [0, 4]))
+      // Sorted among the plain letters they fold to, not after `z`.
+      assert.deepEqual(await listIds({ sort: 'first_name' }), pick(ids, [3, 2, 4, 0, 1]))
+    })
+
     it('finds a record by its current name after an update, not by the old one (D16)', async () => {
       const ids = await insertNames(SEARCH_ROSTER)
       const mario = (await store().get(ids[0]!))!

@@ -28,14 +28,21 @@ import {
 } from './hostile-fixtures.js'
 
 // D16 as the decision states it, written here without the product's code: a name's words are its
-// runs of letters and digits once accents are stripped and case folded; a query matches a record
-// when every word of the query begins a word of the first or last name. A query without a single
-// word (only punctuation, say) matches nothing (core/ports/beneficiary-store.ts, `search`).
+// runs of letters and digits once accents are stripped, case folded, and the letters that keep
+// their mark when decomposed (and ligatures) read as the plain letters they stand for; a query
+// matches a record when every word of the query begins a word of the first or last name. A
+// query without a single word (only punctuation, say) matches nothing
+// (core/ports/beneficiary-store.ts, `search`).
+const PLAIN: Readonly<Record<string, string>> = {
+  ...{ æ: 'ae', œ: 'oe', ĳ: 'ij', ß: 'ss', þ: 'th' },
+  ...{ ð: 'd', đ: 'd', ħ: 'h', ı: 'i', ŀ: 'l', ł: 'l', ŋ: 'n', ø: 'o', ŧ: 't' },
+}
 function words(text: string): string[] {
   return text
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
     .toLowerCase()
+    .replace(/./gu, (letter) => PLAIN[letter] ?? letter)
     .split(/[^\p{L}\p{N}]+/u)
     .filter((word) => word !== '')
 }
