@@ -9,7 +9,8 @@ import {
 } from 'kysely'
 import type { PostgresPool } from './postgres-driver.js'
 import { schemaOf } from './postgres-config.js'
-import { SHARDS } from './postgres-counters.js'
+import { sortKeys } from './postgres-beneficiary-columns.js'
+import { addCounts, recordCounts, SHARDS, table } from './postgres-counters.js'
 import { translateStorageFailure } from './postgres-storage-failure.js'
 
 const MIGRATION_TABLE = 'kysely_migration'
@@ -155,12 +156,78 @@ const coreSchema = statements([
   )`,
 ])
 
+/** Records per statement of `nameKeysFolded`. */
+const REKEYED_ROWS = 10_000
+
+interface NamedRow {
+  readonly id: string
+  readonly first_name: string
+  readonly last_name: string
+  readonly sort_first: string
+  readonly sort_last: string
+}
+
+/**
+ * `searchTerms()` now folds letters that keep their mark when decomposed (`ł`, `ø`, `đ`) and
+ * ligatures (`æ`, `œ`, `ß`): the sort keys of every record whose names hold a letter outside
+ * ASCII are computed again, and those that changed are written (the search words follow, being
+ * generated from them), with their counters moved from the old keys to the new as an update
+ * moves them, the version of searches' totals included.
+ */
+function nameKeysFolded(schema: string): Migration {
+  return {
+    async up(db: Kysely<unknown>): Promise<void> {
+      const beneficiaries = table(schema, 'beneficiaries')
+      for (let after = 0; ;) {
+        const { rows } = await sql<NamedRow>`
+          SELECT id, first_name, last_name, sort_first, sort_last FROM ${beneficiaries}
+          WHERE id > ${after} AND (first_name ~ '[^ -~]' OR last_name ~ '[^ -~]')
+          ORDER BY id LIMIT ${REKEYED_ROWS}`.execute(db)
+        if (rows.length === 0) return
+        after = Number(rows.at(-1)!.id)
+        const rekeyed = rows
+          .map((row) => ({ id: Number(row.id), row, keys: sortKeys(row) }))
+          .filter(
+            ({ row, keys }) =>
+              keys.sort_first !== row.sort_first || keys.sort_last !== row.sort_last,
+          )
+          .map(({ id, keys }) => ({ id, ...keys }))
+        if (rekeyed.length === 0) continue
+        await sql`
+          WITH input AS (
+            SELECT * FROM json_to_recordset(${JSON.stringify(rekeyed)}::json)
+              AS r (id bigint, sort_first text, sort_last text)),
+          old AS (
+            SELECT b.id, b.status, b.created_at, b.updated_at, b.sort_first, b.sort_last
+            FROM ${beneficiaries} b JOIN input USING (id)),
+          renamed AS (
+            UPDATE ${beneficiaries} b
+            SET sort_first = input.sort_first, sort_last = input.sort_last
+            FROM input WHERE b.id = input.id
+            RETURNING b.id, b.status, b.created_at, b.updated_at, b.sort_first, b.sort_last)
+          ${addCounts(
+            schema,
+            sql`SELECT kind, status, key, prefix, shard, sum(n)::bigint, min(min_id), max(max_id)
+              FROM ((${recordCounts(schema, 'old', -1)})
+                UNION ALL (${recordCounts(schema, 'renamed', 1)}))
+                AS c (kind, status, key, prefix, shard, n, min_id, max_id)
+              GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0
+              ORDER BY 1, 2, 3, 4, 5`,
+          )}`.execute(db)
+      }
+    },
+  }
+}
+
 /**
  * Every migration of the schema, by name, for the tables of `schema`; names sort in the order
  * they apply. A released migration is never edited: a change to the schema is a new entry.
  */
 export function postgresMigrations(schema: string): Readonly<Record<string, Migration>> {
-  return Object.freeze({ '0001_core_schema': coreSchema(schema) })
+  return Object.freeze({
+    '0001_core_schema': coreSchema(schema),
+    '0002_name_keys_folded': nameKeysFolded(schema),
+  })
 }
 
 /** Options of {@link migratePostgres}. */

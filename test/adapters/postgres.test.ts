@@ -72,6 +72,55 @@ describe('PostgreSQL storage', { skip }, () => {
       for (const name of fresh) await pool.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`)
     })
 
+    it('folds the sort keys of records stored before ł, ø and ß were folded, with their counters', async () => {
+      const name = testSchemaName('folded')
+      fresh.push(name)
+      const pool = database.newPool(2)
+      const first = await openPostgresStorage({ pool, schema: name })
+      for (const [first_name, last_name] of [
+        ['Łucja', 'Wałęsa'],
+        ['Lucia', 'Straße'],
+        ['Mario', 'Rossi'],
+      ] as const) {
+        await insertBeneficiary(first, newBeneficiary({ first_name, last_name }))
+      }
+      await first.close()
+      // As the keys were before (marks stripped, ł and ß kept), counted again from scratch, and
+      // the migration that folds them not applied.
+      const counts = `"${name}".beneficiary_counts`
+      const recount = `SELECT k.kind, k.status, k.key, k.prefix, count(*)::bigint AS n
+        FROM "${name}".beneficiaries b CROSS JOIN LATERAL "${name}".beneficiary_count_keys(
+          b.id, b.status, b.created_at, b.updated_at, b.sort_first, b.sort_last) k
+        GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`
+      await pool.query(`
+        UPDATE "${name}".beneficiaries SET sort_first = 'łucja', sort_last = 'wałesa'
+          WHERE first_name = 'Łucja';
+        UPDATE "${name}".beneficiaries SET sort_last = 'straße' WHERE last_name = 'Straße';
+        DELETE FROM ${counts} WHERE kind <> 'v';
+        INSERT INTO ${counts} (kind, status, key, prefix, shard, n, min_id, max_id)
+          SELECT kind, status, key, prefix, 0, n, 0, 0 FROM (${recount}) c;
+        DELETE FROM "${name}".kysely_migration WHERE name = '0002_name_keys_folded';`)
+
+      const storage = await openPostgresStorage({ pool, schema: name })
+      try {
+        assert.deepEqual(storage.migrationsApplied, ['0002_name_keys_folded'])
+        const ids = async (query: Parameters<typeof listQuery>[0]) =>
+          (await storage.beneficiaries.list(listQuery(query))).items.map((item) => item.id)
+        const [lucja, lucia, mario] = await ids({ sort: 'id' })
+        assert.deepEqual(await ids({ search: ['lucja', 'walesa'] }), [lucja])
+        assert.deepEqual(await ids({ search: ['strasse'] }), [lucia])
+        assert.deepEqual(await ids({ search: ['luc'] }), [lucja, lucia])
+        assert.deepEqual(await ids({ sort: 'first_name' }), [lucia, lucja, mario])
+        assert.deepEqual(await ids({ sort: 'last_name' }), [mario, lucia, lucja])
+        const kept = await pool.query(`SELECT kind, status, key, prefix, sum(n)::bigint AS n
+          FROM ${counts} WHERE kind <> 'v' GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0
+          ORDER BY 1, 2, 3, 4`)
+        assert.deepEqual(kept.rows, (await pool.query(recount)).rows)
+      } finally {
+        await storage.close()
+      }
+    })
+
     it('brings up two instances at once on an empty database: one schema, one signing key (D3, D30)', async () => {
       const name = testSchemaName('twins')
       fresh.push(name)
@@ -82,7 +131,7 @@ describe('PostgreSQL storage', { skip }, () => {
       try {
         assert.deepEqual(
           [...first.migrationsApplied, ...second.migrationsApplied],
-          ['0001_core_schema'],
+          ['0001_core_schema', '0002_name_keys_folded'],
         )
         const clock = new FakeClock(T0)
         const [a, b] = await Promise.all([
@@ -98,7 +147,10 @@ describe('PostgreSQL storage', { skip }, () => {
         const migrations = await database
           .pool()
           .query(`SELECT name FROM "${name}".kysely_migration`)
-        assert.deepEqual(migrations.rows, [{ name: '0001_core_schema' }])
+        assert.deepEqual(migrations.rows, [
+          { name: '0001_core_schema' },
+          { name: '0002_name_keys_folded' },
+        ])
       } finally {
         await Promise.all([first.close(), second.close()])
       }

@@ -105,6 +105,60 @@ describe('SQLite schema migrations', () => {
     }
   })
 
+  it('folds the name keys of records stored before ł, ø and ß were folded, with their counters', async () => {
+    const db = new Database(path)
+    await migrateSqlite(db, { to: FIRST })
+    // As `searchTerms()` keyed them before: marks stripped, ł and ß kept.
+    const rows = [
+      ['Łucja', 'Wałęsa', 'łucja', 'wałesa'],
+      ['Lucia', 'Straße', 'lucia', 'straße'],
+      ['Mario', 'Rossi', 'mario', 'rossi'],
+    ]
+    for (const [first, last, sortFirst, sortLast] of rows) {
+      const { lastInsertRowid } = db
+        .prepare(
+          `INSERT INTO beneficiaries (first_name, last_name, email, metadata, status, created_at,
+             updated_at, version, sort_first, sort_last)
+           VALUES (?, ?, 'x@example.org', '{}', 'active', ?, ?, 1, ?, ?)`,
+        )
+        .run(first, last, T0, T0, sortFirst, sortLast)
+      db.prepare(
+        `INSERT INTO beneficiary_search (rowid, words, status) VALUES (?, ?, 'active')`,
+      ).run(lastInsertRowid, `${sortFirst!} ${sortLast!}`)
+    }
+    db.close()
+
+    const storage = await openSqliteStorage({ path })
+    try {
+      assert.ok(storage.migrationsApplied.includes('0007_name_keys_folded'))
+      const ids = async (query: Parameters<typeof listQuery>[0]) =>
+        (await storage.beneficiaries.list(listQuery(query))).items.map((item) => item.id)
+      assert.deepEqual(await ids({ search: ['lucja', 'walesa'] }), [1])
+      assert.deepEqual(await ids({ search: ['strasse'] }), [2])
+      assert.deepEqual(await ids({ search: ['luc'] }), [1, 2])
+      assert.deepEqual(await ids({ sort: 'first_name' }), [2, 1, 3])
+      assert.deepEqual(await ids({ sort: 'last_name' }), [3, 2, 1])
+      const all = (sql: string) => storage.database.prepare(sql).all()
+      assert.deepEqual(all('SELECT sort_first, sort_last FROM beneficiaries ORDER BY id'), [
+        { sort_first: 'lucja', sort_last: 'walesa' },
+        { sort_first: 'lucia', sort_last: 'strasse' },
+        { sort_first: 'mario', sort_last: 'rossi' },
+      ])
+      // The name counters, as kept and as counted from the records again.
+      assert.deepEqual(
+        all(`SELECT name, status, sort_key, raw_name, block, n FROM beneficiary_name_key_counts
+          WHERE n > 0 ORDER BY 1, 2, 3, 4, 5`),
+        all(`SELECT name, status, sort_key, raw_name, block, count(*) AS n FROM (
+            SELECT 'first' AS name, status, sort_first AS sort_key, first_name AS raw_name,
+              id >> 15 AS block FROM beneficiaries
+            UNION ALL SELECT 'last', status, sort_last, last_name, id >> 15 FROM beneficiaries
+          ) GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`),
+      )
+    } finally {
+      await storage.close()
+    }
+  })
+
   it('leaves the file exactly as it was when a migration fails, earlier pending ones included', async () => {
     const db = new Database(path)
     await migrateSqlite(db, { to: FIRST })
