@@ -34,7 +34,9 @@ import {
 // query without a single word (only punctuation, say) matches nothing
 // (core/ports/beneficiary-store.ts, `search`).
 const PLAIN: Readonly<Record<string, string>> = {
+  // Ligatures, and thorn: two letters each.
   ...{ æ: 'ae', œ: 'oe', ĳ: 'ij', ß: 'ss', þ: 'th' },
+  // A stroke, a bar, a missing dot: one letter each.
   ...{ ð: 'd', đ: 'd', ħ: 'h', ı: 'i', ŀ: 'l', ł: 'l', ŋ: 'n', ø: 'o', ŧ: 't' },
 }
 function words(text: string): string[] {
