@@ -16,6 +16,7 @@ import {
 import { AnswerBatch } from './answer-batch.js'
 import { Drain } from './drain.js'
 import { InFlight } from './in-flight.js'
+import { ServingQueue } from './serving-queue.js'
 import { hasSoundFraming, headBytes } from './uws-request-head.js'
 import { Utf8Scratch } from './utf8-scratch.js'
 import {
@@ -87,7 +88,8 @@ const TIMED_OUT = Symbol('timed out')
  * is used: one catch-all route feeds the handler, the raw body is read here within the cap (never
  * the framework's lenient `json()`), the peer address comes from the socket (never its
  * `trust_proxy`), and the handler's response is written to the uWS response in one corked call,
- * together with the other answers of the same turn of the event loop (see `AnswerBatch`).
+ * together with the other answers of its slice of the event loop: reads are served in the order
+ * they came (see `ServingQueue` and `AnswerBatch`).
  *
  * A body announced as larger than the cap, or one that does not arrive within
  * `requestTimeoutMs`, is answered at once (413 or 408) and the connection closed, without
@@ -129,6 +131,11 @@ class HyperExpressTransport {
   readonly #answers = new AnswerBatch()
   /** Writes held back until the read that brought them has been parsed (see the class). */
   readonly #held = new AnswerBatch()
+  /** Reads without a body, served in the order they came (`ServingQueue`). */
+  readonly #queue = new ServingQueue<Exchange>(
+    (exchange) => this.#serveQueued(exchange),
+    this.#answers,
+  )
   readonly #drain = new Drain()
   readonly #utf8 = new Utf8Scratch()
   #closing = false
@@ -185,7 +192,7 @@ class HyperExpressTransport {
     const length = headers['content-length']
     const coding = headers['transfer-encoding']
     const method = req.method
-    // GET and HEAD change nothing: they are dispatched at once, the fast path.
+    // GET and HEAD change nothing: they are served in the order they came, the fast path.
     const write = method !== 'GET' && method !== 'HEAD'
     if (headBytes(req, headers) > MAX_HEADER_BYTES) {
       this.#refuse(exchange, 'headers_too_large')
@@ -193,7 +200,7 @@ class HyperExpressTransport {
       this.#refuse(exchange, 'framing')
     } else if (length === undefined ? coding === undefined : length === '0') {
       if (write) this.#hold(exchange, undefined)
-      else void this.#dispatch(exchange, undefined, undefined, false)
+      else this.#queue.add(exchange)
     } else if (Number(length) > this.#cap) {
       // Whatever of the body still arrives is dropped; the answer closes the connection.
       res.raw.onData(ignoreChunk)
@@ -236,6 +243,12 @@ class HyperExpressTransport {
         void this.#dispatch(exchange, sent, undefined, false)
       }
     })
+  }
+
+  #serveQueued(exchange: Exchange): void {
+    // A client that went away while its request waited is not served.
+    if (exchange.res.completed) this.#settle(exchange)
+    else void this.#dispatch(exchange, undefined, undefined, false)
   }
 
   /** Answers a request refused before the handler, and closes its connection. */

@@ -13,6 +13,7 @@ import { refusalResponse, type ApiHandler, type TransportRefusal } from '../hand
 import { AnswerBatch } from './answer-batch.js'
 import { Drain } from './drain.js'
 import { rawResponse } from './raw-response.js'
+import { ServingQueue } from './serving-queue.js'
 import {
   FAILED_ANSWER,
   MAX_BODY_BYTES,
@@ -32,8 +33,8 @@ import {
  * `MAX_HEADER_FIELDS` header fields with a 431. What Node's parser refuses before there is a
  * request (malformed HTTP or ambiguous framing, a head over `MAX_HEADER_BYTES`, headers slower
  * than `headersTimeoutMs`) is answered in the standard error body too (400, 431, 408), and the
- * connection closed. Answers of one turn of the event loop are
- * written together (see `AnswerBatch`).
+ * connection closed. Reads are served in the order they came, a slice of the event loop at a
+ * time, and the answers of a slice written together (see `ServingQueue` and `AnswerBatch`).
  */
 export const listenNodeHttp: Transport = async (handler, options) => {
   const tls =
@@ -43,6 +44,13 @@ export const listenNodeHttp: Transport = async (handler, options) => {
   return new NodeHttpTransport(handler, options, tls).listen(options.port, options.host)
 }
 
+/** A read waiting in the transport's `ServingQueue`. */
+interface QueuedRead {
+  readonly req: IncomingMessage
+  readonly res: ServerResponse
+  readonly receivedAt: number
+}
+
 class NodeHttpTransport {
   readonly #handler: ApiHandler
   readonly #cap: number
@@ -50,6 +58,11 @@ class NodeHttpTransport {
   readonly #server: ReturnType<typeof createHttpServer>
   #inFlight = 0
   readonly #answers = new AnswerBatch()
+  /** Reads without a body, served in the order they came (`ServingQueue`). */
+  readonly #queue = new ServingQueue<QueuedRead>(
+    ({ req, res, receivedAt }) => void this.#dispatch(req, res, undefined, undefined, receivedAt),
+    this.#answers,
+  )
   readonly #drain = new Drain()
   #closing = false
   readonly #onClose = (): void => {
@@ -123,7 +136,8 @@ class NodeHttpTransport {
       const refused = refusalResponse('framing')
       this.#answers.add(() => this.#write(res, refused, true))
     } else if (length === undefined ? headers['transfer-encoding'] === undefined : length === '0') {
-      void this.#dispatch(req, res, undefined, undefined, receivedAt)
+      if (req.method === 'GET' || req.method === 'HEAD') this.#queue.add({ req, res, receivedAt })
+      else void this.#dispatch(req, res, undefined, undefined, receivedAt)
     } else if (Number(length) > this.#cap) {
       void this.#dispatch(req, res, undefined, 'too_large', receivedAt)
     } else {
