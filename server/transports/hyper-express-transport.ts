@@ -38,6 +38,8 @@ interface Exchange {
   slot: number
   /** Whether its connection is paused, not read, until its answer is written (a write). */
   held: boolean
+  /** The body of a write, once read whole. */
+  body: Uint8Array | undefined
 }
 
 /**
@@ -100,8 +102,9 @@ const TIMED_OUT = Symbol('timed out')
  * Pipelining: this uWS build closes a connection, without an answer, when a request arrives on
  * it before the previous one is answered, and a route answered asynchronously always is. So no
  * write is carried out before its connection has shown it is not pipelining: a request other
- * than GET and HEAD waits for the rest of the read that brought it to be parsed (the check phase
- * of the event loop) and is dropped, undone, when uWS closed its connection meanwhile; and its
+ * than GET and HEAD waits for the rest of the read that brought it to be parsed (in the queue,
+ * served in the check phase of the event loop at the earliest) and is dropped, undone, when uWS
+ * closed its connection meanwhile; and its
  * connection is not read again until it is answered, so that a request pipelined behind it in a
  * later read waits, and is answered in its turn.
  *
@@ -129,9 +132,10 @@ class HyperExpressTransport {
   readonly #timeoutMs: number
   readonly #inFlight = new InFlight<Exchange>()
   readonly #answers = new AnswerBatch()
-  /** Writes held back until the read that brought them has been parsed (see the class). */
-  readonly #held = new AnswerBatch()
-  /** Reads without a body, served in the order they came (`ServingQueue`). */
+  /**
+   * Requests served in the order they came (`ServingQueue`): reads, and writes once the read that
+   * brought them has been parsed (see the class).
+   */
   readonly #queue = new ServingQueue<Exchange>(
     (exchange) => this.#serveQueued(exchange),
     this.#answers,
@@ -186,13 +190,14 @@ class HyperExpressTransport {
       receivedAt: performance.now(),
       slot: -1,
       held: false,
+      body: undefined,
     }
     exchange.slot = this.#inFlight.add(exchange)
     const headers = req.headers
     const length = headers['content-length']
     const coding = headers['transfer-encoding']
     const method = req.method
-    // GET and HEAD change nothing: they are served in the order they came, the fast path.
+    // GET and HEAD change nothing: they join the queue at once, the fast path.
     const write = method !== 'GET' && method !== 'HEAD'
     if (headBytes(req, headers) > MAX_HEADER_BYTES) {
       this.#refuse(exchange, 'headers_too_large')
@@ -229,26 +234,22 @@ class HyperExpressTransport {
   /**
    * Holds a write until the read that brought it has been parsed, with its connection paused
    * (see the class): if uWS closed the connection meanwhile, for a request pipelined behind it,
-   * the write is dropped without being carried out; else it is dispatched.
+   * the write is dropped without being carried out; else it is served in its turn.
    */
   #hold(exchange: Exchange, body: Uint8Array | undefined): void {
     if (!exchange.held) {
       exchange.res.raw.pause()
       exchange.held = true
     }
-    this.#held.add(() => {
-      if (exchange.res.completed) this.#settle(exchange)
-      else {
-        const sent = body === undefined || body.byteLength === 0 ? undefined : body
-        void this.#dispatch(exchange, sent, undefined, false)
-      }
-    })
+    exchange.body = body === undefined || body.byteLength === 0 ? undefined : body
+    this.#queue.add(exchange)
   }
 
   #serveQueued(exchange: Exchange): void {
-    // A client that went away while its request waited is not served.
+    // A client that went away while its request waited (or closed by uWS, for a request pipelined
+    // behind a write) is not served.
     if (exchange.res.completed) this.#settle(exchange)
-    else void this.#dispatch(exchange, undefined, undefined, false)
+    else void this.#dispatch(exchange, exchange.body, undefined, false)
   }
 
   /** Answers a request refused before the handler, and closes its connection. */

@@ -33,8 +33,9 @@ import {
  * `MAX_HEADER_FIELDS` header fields with a 431. What Node's parser refuses before there is a
  * request (malformed HTTP or ambiguous framing, a head over `MAX_HEADER_BYTES`, headers slower
  * than `headersTimeoutMs`) is answered in the standard error body too (400, 431, 408), and the
- * connection closed. Reads are served in the order they came, a slice of the event loop at a
- * time, and the answers of a slice written together (see `ServingQueue` and `AnswerBatch`).
+ * connection closed. Requests read whole are served in the order they came, a slice of the event
+ * loop at a time, and the answers of a slice written together (see `ServingQueue` and
+ * `AnswerBatch`).
  */
 export const listenNodeHttp: Transport = async (handler, options) => {
   const tls =
@@ -44,10 +45,11 @@ export const listenNodeHttp: Transport = async (handler, options) => {
   return new NodeHttpTransport(handler, options, tls).listen(options.port, options.host)
 }
 
-/** A read waiting in the transport's `ServingQueue`. */
-interface QueuedRead {
+/** A request read whole, waiting in the transport's `ServingQueue`. */
+interface Queued {
   readonly req: IncomingMessage
   readonly res: ServerResponse
+  readonly body: Uint8Array | undefined
   readonly receivedAt: number
 }
 
@@ -58,9 +60,9 @@ class NodeHttpTransport {
   readonly #server: ReturnType<typeof createHttpServer>
   #inFlight = 0
   readonly #answers = new AnswerBatch()
-  /** Reads without a body, served in the order they came (`ServingQueue`). */
-  readonly #queue = new ServingQueue<QueuedRead>(
-    ({ req, res, receivedAt }) => void this.#dispatch(req, res, undefined, undefined, receivedAt),
+  /** Requests read whole, served in the order they came (`ServingQueue`). */
+  readonly #queue = new ServingQueue<Queued>(
+    ({ req, res, body, receivedAt }) => void this.#dispatch(req, res, body, undefined, receivedAt),
     this.#answers,
   )
   readonly #drain = new Drain()
@@ -136,8 +138,7 @@ class NodeHttpTransport {
       const refused = refusalResponse('framing')
       this.#answers.add(() => this.#write(res, refused, true))
     } else if (length === undefined ? headers['transfer-encoding'] === undefined : length === '0') {
-      if (req.method === 'GET' || req.method === 'HEAD') this.#queue.add({ req, res, receivedAt })
-      else void this.#dispatch(req, res, undefined, undefined, receivedAt)
+      this.#queue.add({ req, res, body: undefined, receivedAt })
     } else if (Number(length) > this.#cap) {
       void this.#dispatch(req, res, undefined, 'too_large', receivedAt)
     } else {
@@ -170,7 +171,7 @@ class NodeHttpTransport {
       if (!refused) {
         clearTimeout(timer)
         const body = size === 0 ? undefined : Buffer.concat(chunks, size)
-        void this.#dispatch(req, res, body, undefined, receivedAt)
+        this.#queue.add({ req, res, body, receivedAt })
       }
     })
     // A client that leaves mid-body ends nothing: only its timer remains, and it must not run.
