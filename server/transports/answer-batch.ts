@@ -8,7 +8,7 @@
  * by id at 50 connections): 20 % of the server's time was spent in that wake-up alone, and
  * holding the answers back took its CPU per request from about 90 µs to 60–75 µs. The delay it
  * adds is the rest of the current turn, which the server spends on the other requests anyway.
- * Reads served by a `ServingQueue` have theirs written at the start of the next slice instead.
+ * Requests served by a `ServingQueue` have theirs written at the start of the next slice instead.
  */
 export class AnswerBatch {
   #pending: (() => void)[] = []

@@ -90,8 +90,8 @@ const TIMED_OUT = Symbol('timed out')
  * is used: one catch-all route feeds the handler, the raw body is read here within the cap (never
  * the framework's lenient `json()`), the peer address comes from the socket (never its
  * `trust_proxy`), and the handler's response is written to the uWS response in one corked call,
- * together with the other answers of its slice of the event loop: reads are served in the order
- * they came (see `ServingQueue` and `AnswerBatch`).
+ * together with the other answers of its slice of the event loop: requests are served in the
+ * order they came (see `ServingQueue` and `AnswerBatch`).
  *
  * A body announced as larger than the cap, or one that does not arrive within
  * `requestTimeoutMs`, is answered at once (413 or 408) and the connection closed, without
@@ -99,14 +99,13 @@ const TIMED_OUT = Symbol('timed out')
  * a request (400: more than one Content-Length or Transfer-Encoding, a length that is not
  * digits, a coding other than `chunked`; RFC 9112, 6.3).
  *
- * Pipelining: this uWS build closes a connection, without an answer, when a request arrives on
- * it before the previous one is answered, and a route answered asynchronously always is. So no
- * write is carried out before its connection has shown it is not pipelining: a request other
- * than GET and HEAD waits for the rest of the read that brought it to be parsed (in the queue,
- * served in the check phase of the event loop at the earliest) and is dropped, undone, when uWS
- * closed its connection meanwhile; and its
- * connection is not read again until it is answered, so that a request pipelined behind it in a
- * later read waits, and is answered in its turn.
+ * Pipelining: this uWS build closes a connection, without an answer, when a request arrives on it
+ * before the previous one is answered, and a route answered asynchronously always is. So no write
+ * is carried out before its connection has shown it is not pipelining: a request other than GET and
+ * HEAD waits for the rest of the read that brought it to be parsed (in the queue, served in the
+ * check phase of the event loop at the earliest) and is dropped, undone, when uWS closed its
+ * connection meanwhile; and its connection is not read again until it is answered, so that a
+ * request pipelined behind it in a later read waits, and is answered in its turn.
  *
  * It listens on its port alone (`listenExclusively`): a port in use fails with `EADDRINUSE`, as
  * over node:http. `close()` closes the connections left idle too, so that a process that closed
