@@ -38,9 +38,9 @@ describe('the scenarios --only selects', () => {
         scenario.name,
       )
     }
-    assert.equal(readsOnly!.connections?.(50), 35)
-    assert.equal(mixed!.connections?.(50), 35)
-    assert.equal(mixed!.alongside?.connections?.(50), 15)
+    assert.equal(readsOnly!.connections?.(50), 40)
+    assert.equal(mixed!.connections?.(50), 40)
+    assert.equal(mixed!.alongside?.connections?.(50), 10)
     assert.equal(mixed!.alongside?.connections?.(1), 1, 'one writer at the least')
     assert.equal(readsOnly!.alongside, undefined)
     assert.equal(mixed!.paths, readsOnly!.paths)
