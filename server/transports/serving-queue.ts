@@ -17,13 +17,13 @@ const SMOOTHING = 0.3
  * turn, requests waited one turn or two: a client sends its next request as it reads the burst of
  * answers, and those of its requests that arrive after the loop polled again wait for that whole
  * turn, then for their own. Measured at 50 connections on the benchmark's list requests: a turn
- * answered 38 requests, the other 12 were on their way, and the 99th percentile of the latency
- * was 2.0–2.8 times the median. Served in slices, with a poll of the loop (without waiting)
- * between two, a request that arrives joins the queue behind those that came before it, and
- * waits for them alone: the 99th percentile came to 1.5–2.2 times the median, at the same CPU per
- * request or less. A slice is sized from what the last ones cost a request (the time from one slice to
- * the next, the requests' own work and their reading included), so that a cheap request (a get
- * by id) is served in slices of dozens, and the loop does not turn more than it must.
+ * answered 38 requests, the other 12 were on their way, and the 99th percentile of the latency was
+ * 2.0–2.8 times the median. Served in slices, with a poll of the loop (without waiting) between
+ * two, a request that arrives joins the queue behind those that came before it, and waits for them
+ * alone: the 99th percentile came to 1.5–2.2 times the median, at the same CPU per request or less.
+ * A slice is sized from what the last ones cost a request (the time from one slice to the next, the
+ * requests' own work and their reading included), so that a cheap request (a get by id) is served
+ * in slices of dozens, and the loop does not turn more than it must.
  */
 export class ServingQueue<T> {
   readonly #serve: (item: T) => void

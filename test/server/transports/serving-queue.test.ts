@@ -4,7 +4,7 @@ import { describe, it } from 'node:test'
 import { AnswerBatch } from '../../../server/transports/answer-batch.js'
 import { ServingQueue } from '../../../server/transports/serving-queue.js'
 
-/** A queue whose items cost `costMs` each on a clock of its own, and what it did, slice by slice. */
+/** A queue whose items cost `costMs` each on a clock of its own, and what it served, by slice. */
 function queueCosting(costMs: (item: number) => number) {
   let clock = 0
   const slices: number[][] = []
