@@ -72,7 +72,7 @@ const onService = (target: TargetName) =>
  * as long as a read (13 against 6 ms). Three in ten were needed while a write also waited for the
  * turns of the event loop before and after it (four times as long as a read: 16 against 4 ms);
  * since requests are served in the order they came (`ServingQueue`), three in ten made writes
- * 17.5–24 % of the requests, and two in ten 10.8–11.5 %.
+ * 17.5–24 % of the requests, and two in ten 10.5–11.5 %.
  */
 const writers = (total: number) => Math.max(1, Math.round((total * 2) / 10))
 /**
