@@ -44,7 +44,13 @@ import {
   type TargetName,
 } from './result-table.js'
 import { keepMedianRounds } from './rounds.js'
-import { selectScenarios, warmupSecondsOf, type Load, type Scenario } from './scenarios.js'
+import {
+  MIXED_GROUP,
+  selectScenarios,
+  warmupSecondsOf,
+  type Load,
+  type Scenario,
+} from './scenarios.js'
 import { checkShapes } from './shape-checks.js'
 import {
   formatMixedTable,
@@ -77,7 +83,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --targets LIST     limit,peer,uws,node,pg-peer,pg,pg-redis,pg-redis-2 (default: all)
   --only LIST        scenarios or groups: get,list,search,filter,deep,create,update,
                      shapes (every list shape class, or one: search-filtered, …),
-                     mixed (reads-only and mixed: reads with and without writes)
+                     mixed (reads-only, mixed, writes-only: reads with and without
+                     writes, then the writes without reads)
   --rounds N         whole sequences, each target and scenario keeping its median (3)
   --duration S       seconds measured per scenario (5); --warmup S before it (2; the mixed group 15)
   --connections N    wrk connections (50); --rows N seeded beneficiaries (1,000,000)
@@ -178,9 +185,7 @@ async function main(): Promise<void> {
     loadAverageAtEnd: loadavg().map((load) => Math.round(load * 100) / 100),
   }
   const checks = [...checkTargets(measurements), ...checkShapes(measurements, taken)]
-  const fixed = measurements.filter(
-    (m) => !isShape(m) && m.scenario !== 'mixed' && m.scenario !== 'reads-only',
-  )
+  const fixed = measurements.filter((m) => !isShape(m) && !MIXED_GROUP.has(m.scenario))
   const shapes = rankShapes(measurements)
   const mixed = summariseMixed(measurements, taken)
   console.log(

@@ -101,7 +101,10 @@ const reads: Load = { script: 'paths', paths: 'reads', env: () => ({}), connecti
 /**
  * Every scenario, in the order they run against each target (reads first, then writes): the
  * fixed paths of the default run, the shape classes (`--only shapes`), and the reads with and
- * without writes beside them (`--only mixed`).
+ * without writes beside them, then the same writes without reads (`--only mixed`). The writes
+ * alone come after the mixed scenario, whose writes compiled their code in the same server: what
+ * they cost with no read beside them is the least the mixed scenario's writes can take of the
+ * core (`summariseMixed`).
  */
 export const SCENARIOS: readonly Scenario[] = [
   {
@@ -163,6 +166,16 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    name: 'writes-only',
+    description: 'the writes of mixed on its write connections alone, no reads beside them',
+    script: 'writes',
+    writes: true,
+    group: 'mixed',
+    runsOn: onService,
+    env: (data) => ({ BENCH_MAX_ID: String(data.maxId) }),
+    connections: writers,
+  },
+  {
     name: 'create',
     description: 'POST /v3/beneficiaries, fresh body and Idempotency-Key each time',
     script: 'create',
@@ -179,6 +192,11 @@ export const SCENARIOS: readonly Scenario[] = [
     env: (data) => ({ BENCH_MAX_ID: String(data.maxId) }),
   },
 ]
+
+/** The names of the mixed group's scenarios: reported in their own table, not the main one. */
+export const MIXED_GROUP: ReadonlySet<string> = new Set(
+  SCENARIOS.filter((s) => s.group === 'mixed').map((s) => s.name),
+)
 
 /**
  * The scenarios named by `--only` (scenario or group names, in the order they run), or, when it

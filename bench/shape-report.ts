@@ -64,6 +64,35 @@ export interface MixedSummary {
   readonly roundRatios?: readonly number[]
   /** The kept mixed round's reads' p99 over the kept reads-only round's, the figure before. */
   readonly readsP99VsMedianRounds?: number
+  /** The same writes on the same connections without reads (`writes-only`), when it ran. */
+  readonly writesAlone?: WritesAlone
+}
+
+/**
+ * The mixed scenario's writes with no read beside them, and the least they take of the server's
+ * core beside the reads: on one core, with wrk's closed loops, how much of the reads' slowdown
+ * the writes' own work explains, before anything they make the reads cost more.
+ */
+export interface WritesAlone {
+  readonly requests: number
+  readonly requestsPerSecond: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  /** Server CPU per write, the median over the rounds. */
+  readonly cpuUsPerWrite: number
+  /**
+   * The share of the core the mixed run's writes take at the least: its writes per second, each
+   * costing what a write costs alone, over a second of CPU; the median over the rounds.
+   */
+  readonly coreShare: number
+  /**
+   * The least the reads' mean latency grows by beside those writes: `busy / (1 − coreShare)`,
+   * where `busy` is the core's busy share in the reads-only run of the same round; the median
+   * over the rounds. Each of the reads' connections waits for its answer before it sends again,
+   * so their mean latency is the connections over their rate (Little's law), and their rate is
+   * at most the core left to them over what a read costs alone.
+   */
+  readonly readsMeanLatencyFloor: number
 }
 
 const SHAPE_NAMES = new Set(SHAPE_CLASSES.map((shape) => shape.name))
@@ -135,6 +164,7 @@ export function summariseMixed(
     const roundRatios = pairedRatios(rounds, m.target)
     const ratio = roundRatios.length > 0 ? median(roundRatios) : keptRatio
     const writeCost = pairedWriteCosts(rounds, m.target)
+    const writesAlone = writesAloneOf(measurements, rounds, m.target)
     return [
       {
         target: m.target,
@@ -155,6 +185,7 @@ export function summariseMixed(
         ...(ratio !== undefined && { readsP99VsReadsOnly: ratio }),
         ...(roundRatios.length > 0 && { roundRatios }),
         ...(keptRatio !== undefined && { readsP99VsMedianRounds: keptRatio }),
+        ...(writesAlone !== undefined && { writesAlone }),
       },
     ]
   })
@@ -217,6 +248,46 @@ function pairedWriteCosts(
   }
 }
 
+/**
+ * The writes-only run of `target` (the kept one), with what its writes cost and, round by round
+ * beside the mixed and reads-only runs of the same round, the least share of the core the mixed
+ * run's writes took and the least its reads' mean latency grew by; the medians of the rounds.
+ */
+function writesAloneOf(
+  measurements: readonly Measurement[],
+  rounds: readonly Measurement[],
+  target: TargetName,
+): WritesAlone | undefined {
+  const kept = measurements.find((o) => o.scenario === 'writes-only' && o.target === target)
+  if (kept === undefined || kept.requests === 0) return undefined
+  const floors = roundPairs(rounds, target).flatMap(({ mixed, writes, alone }) => {
+    const own = rounds.find(
+      (r) =>
+        r.target === target &&
+        r.scenario === 'writes-only' &&
+        r.round === mixed.round &&
+        r.requests > 0,
+    )
+    if (own === undefined) return []
+    const coreShare = Math.min(1, (writes.requestsPerSecond * own.cpuUsPerRequest) / 1e6)
+    const busy = Math.min(1, (alone.requestsPerSecond * alone.cpuUsPerRequest) / 1e6)
+    return [{ coreShare, latency: coreShare < 1 ? busy / (1 - coreShare) : Infinity }]
+  })
+  if (floors.length === 0) return undefined
+  const ownRounds = rounds.filter(
+    (r) => r.target === target && r.scenario === 'writes-only' && r.requests > 0,
+  )
+  return {
+    requests: kept.requests,
+    requestsPerSecond: kept.requestsPerSecond,
+    p50Ms: kept.p50Ms,
+    p99Ms: kept.p99Ms,
+    cpuUsPerWrite: median(ownRounds.map((r) => r.cpuUsPerRequest)),
+    coreShare: median(floors.map((f) => f.coreShare)),
+    readsMeanLatencyFloor: median(floors.map((f) => f.latency)),
+  }
+}
+
 /** The median of `values` (not empty): of an even number, the mean of the two middle ones. */
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
@@ -273,6 +344,7 @@ export function formatMixedTable(summaries: readonly MixedSummary[]): string {
       figure(f.requests, f.p99Ms, 2),
     ]
     const alone = s.readsOnly
+    const writesAlone = s.writesAlone
     return [
       row('reads, with writes', s.reads),
       row('writes (create, update)', s.writes),
@@ -288,6 +360,20 @@ export function formatMixedTable(summaries: readonly MixedSummary[]): string {
               Math.round(alone.requestsPerSecond).toLocaleString('en-US'),
               figure(alone.requests, alone.p50Ms, 2),
               figure(alone.requests, alone.p99Ms, 2),
+            ],
+          ]),
+      ...(writesAlone === undefined
+        ? []
+        : [
+            [
+              s.target,
+              'writes, without reads',
+              String(s.writes.connections),
+              writesAlone.requests.toLocaleString('en-US'),
+              '',
+              Math.round(writesAlone.requestsPerSecond).toLocaleString('en-US'),
+              figure(writesAlone.requests, writesAlone.p50Ms, 2),
+              figure(writesAlone.requests, writesAlone.p99Ms, 2),
             ],
           ]),
     ]
@@ -310,7 +396,13 @@ export function formatMixedTable(summaries: readonly MixedSummary[]): string {
             : ` in the same round (median of ${s.roundRatios.map((r) => `${r.toFixed(2)}x`).join(', ')}` +
               (s.readsP99VsMedianRounds === undefined
                 ? ')'
-                : `; ${s.readsP99VsMedianRounds.toFixed(2)}x between the kept rounds)`))),
+                : `; ${s.readsP99VsMedianRounds.toFixed(2)}x between the kept rounds)`))) +
+      (s.writesAlone === undefined
+        ? ''
+        : `; alone, a write costs ${s.writesAlone.cpuUsPerWrite.toFixed(0)} µs: the mixed run's ` +
+          `writes took at least ${(100 * s.writesAlone.coreShare).toFixed(1)} % of the core, and ` +
+          `the reads' mean latency beside them is at least ` +
+          `${s.writesAlone.readsMeanLatencyFloor.toFixed(2)}x their mean without (one core)`),
   )
   return [markdownTable(header, rows, 2), '', ...notes].join('\n')
 }

@@ -20,7 +20,7 @@ describe('the scenarios --only selects', () => {
       names('shapes'),
       SHAPE_CLASSES.map((s) => s.name),
     )
-    assert.deepEqual(names('update,mixed'), ['reads-only', 'mixed', 'update'])
+    assert.deepEqual(names('update,mixed'), ['reads-only', 'mixed', 'writes-only', 'update'])
     assert.deepEqual(names('search-long,get'), ['get', 'search-long'])
   })
 
@@ -44,6 +44,19 @@ describe('the scenarios --only selects', () => {
     assert.equal(mixed!.alongside?.connections?.(1), 1, 'one writer at the least')
     assert.equal(readsOnly!.alongside, undefined)
     assert.equal(mixed!.paths, readsOnly!.paths)
+  })
+
+  it("runs the mixed scenario's writes alone after it, on its write connections", () => {
+    const [, mixed, writesOnly] = selectScenarios('mixed')
+    assert.equal(writesOnly!.name, 'writes-only')
+    assert.equal(writesOnly!.script, mixed!.alongside?.script)
+    assert.equal(writesOnly!.connections?.(50), mixed!.alongside?.connections?.(50))
+    assert.equal(writesOnly!.writes, true)
+    assert.deepEqual(
+      (['limit', 'peer', 'uws', 'pg'] as const).map((t) => writesOnly!.runsOn(t)),
+      [false, false, true, true],
+    )
+    assert.deepEqual(writesOnly!.env({ maxId: 7 } as never), { BENCH_MAX_ID: '7' })
   })
 
   it('warms the mixed scenario and its reads-only run up for 15 s, others for --warmup, none with 0', () => {

@@ -187,6 +187,36 @@ describe('the report of the list shapes and the mixed scenario', () => {
     assert.equal(summariseMixed(kept, [...rounds, ...unanswered])[0]?.roundRatios?.length, 3)
   })
 
+  it('sets the writes alone against the core, for the least the reads can slow down beside them', () => {
+    // Reads alone: 8,000 a second at 120 µs, 96 % of the core; beside them 600 writes a second,
+    // each costing 400, 500 and 300 µs alone in the three rounds.
+    const round = (n: number, writeCpu: number): Measurement[] => [
+      measurement('reads-only', 10, 120, { round: n, requestsPerSecond: 8000 }),
+      measurement('mixed', 16, 150, {
+        round: n,
+        loads: [load('reads', 27000, 16, 40), load('writes', 3000, 30, 10)],
+      }),
+      measurement('writes-only', 20, writeCpu, { round: n, requestsPerSecond: 2000 }),
+    ]
+    const rounds = [...round(1, 400), ...round(2, 500), ...round(3, 300)]
+    const [summary] = summariseMixed(rounds.slice(0, 3), rounds)
+    const alone = summary?.writesAlone
+    assert.equal(alone?.cpuUsPerWrite, 400)
+    // 600 × 400 µs = 24 % of the core: at least 0.96 / 0.76 of the reads' mean latency.
+    assert.equal(alone?.coreShare.toFixed(3), '0.240')
+    assert.equal(alone?.readsMeanLatencyFloor.toFixed(3), '1.263')
+    const table = formatMixedTable([summary!])
+    assert.match(table, /\| uws +\| writes, without reads +\| +10 \| +5,000 \|/)
+    assert.match(
+      table,
+      /alone, a write costs 400 µs: the mixed run's writes took at least 24\.0 % of the core, and the reads' mean latency beside them is at least 1\.26x their mean without/,
+    )
+    // Without a writes-only run (or one with no answer), no figure.
+    assert.equal(summariseMixed(rounds.slice(0, 2), rounds.slice(0, 2))[0]?.writesAlone, undefined)
+    const unanswered = rounds.map((m) => (m.scenario === 'writes-only' ? { ...m, requests: 0 } : m))
+    assert.equal(summariseMixed(unanswered.slice(0, 3), unanswered)[0]?.writesAlone, undefined)
+  })
+
   it('misses the mixed goals when no read was answered beside the writes', () => {
     const measurements = [
       measurement('reads-only', 10, 100),
