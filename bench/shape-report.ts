@@ -328,54 +328,32 @@ export function formatShapeTable(rankings: readonly ShapeRanking[]): string {
   return markdownTable(header, rows, 2)
 }
 
-/** The mixed scenario as a Markdown table: reads with writes, writes, reads without writes. */
+/**
+ * The mixed scenario as a Markdown table: reads with writes, writes, reads without writes, and
+ * writes without reads (a run alone has no share of the mixed run's requests).
+ */
 export function formatMixedTable(summaries: readonly MixedSummary[]): string {
   const header = ['target', 'load', 'connections', 'requests', 'share', 'req/s', 'p50 ms', 'p99 ms']
+  type Figures = Pick<LoadFigures, 'requests' | 'requestsPerSecond' | 'p50Ms' | 'p99Ms'>
   const rows = summaries.flatMap((s) => {
     const total = s.reads.requests + s.writes.requests
-    const row = (label: string, f: LoadFigures) => [
+    const row = (label: string, connections: number, f: Figures, share: boolean) => [
       s.target,
       label,
-      String(f.connections),
+      String(connections),
       f.requests.toLocaleString('en-US'),
-      `${((100 * f.requests) / Math.max(1, total)).toFixed(1)} %`,
+      share ? `${((100 * f.requests) / Math.max(1, total)).toFixed(1)} %` : '',
       Math.round(f.requestsPerSecond).toLocaleString('en-US'),
       figure(f.requests, f.p50Ms, 2),
       figure(f.requests, f.p99Ms, 2),
     ]
-    const alone = s.readsOnly
-    const writesAlone = s.writesAlone
+    const alone = (label: string, connections: number, f: Figures | undefined) =>
+      f === undefined ? [] : [row(label, connections, f, false)]
     return [
-      row('reads, with writes', s.reads),
-      row('writes (create, update)', s.writes),
-      ...(alone === undefined
-        ? []
-        : [
-            [
-              s.target,
-              'reads, without writes',
-              String(s.reads.connections),
-              alone.requests.toLocaleString('en-US'),
-              '',
-              Math.round(alone.requestsPerSecond).toLocaleString('en-US'),
-              figure(alone.requests, alone.p50Ms, 2),
-              figure(alone.requests, alone.p99Ms, 2),
-            ],
-          ]),
-      ...(writesAlone === undefined
-        ? []
-        : [
-            [
-              s.target,
-              'writes, without reads',
-              String(s.writes.connections),
-              writesAlone.requests.toLocaleString('en-US'),
-              '',
-              Math.round(writesAlone.requestsPerSecond).toLocaleString('en-US'),
-              figure(writesAlone.requests, writesAlone.p50Ms, 2),
-              figure(writesAlone.requests, writesAlone.p99Ms, 2),
-            ],
-          ]),
+      row('reads, with writes', s.reads.connections, s.reads, true),
+      row('writes (create, update)', s.writes.connections, s.writes, true),
+      ...alone('reads, without writes', s.reads.connections, s.readsOnly),
+      ...alone('writes, without reads', s.writes.connections, s.writesAlone),
     ]
   })
   const notes = summaries.map(
