@@ -78,7 +78,7 @@ export interface WritesAlone {
   readonly requestsPerSecond: number
   readonly p50Ms: number
   readonly p99Ms: number
-  /** Server CPU per write, the median over the rounds. */
+  /** Server CPU per write, the median over the rounds paired with a mixed run. */
   readonly cpuUsPerWrite: number
   /**
    * The share of the core the mixed run's writes take at the least: its writes per second, each
@@ -269,20 +269,18 @@ function writesAloneOf(
         r.requests > 0,
     )
     if (own === undefined) return []
-    const coreShare = Math.min(1, (writes.requestsPerSecond * own.cpuUsPerRequest) / 1e6)
+    const cpu = own.cpuUsPerRequest
+    const coreShare = Math.min(1, (writes.requestsPerSecond * cpu) / 1e6)
     const busy = Math.min(1, (alone.requestsPerSecond * alone.cpuUsPerRequest) / 1e6)
-    return [{ coreShare, latency: coreShare < 1 ? busy / (1 - coreShare) : Infinity }]
+    return [{ cpu, coreShare, latency: coreShare < 1 ? busy / (1 - coreShare) : Infinity }]
   })
   if (floors.length === 0) return undefined
-  const ownRounds = rounds.filter(
-    (r) => r.target === target && r.scenario === 'writes-only' && r.requests > 0,
-  )
   return {
     requests: kept.requests,
     requestsPerSecond: kept.requestsPerSecond,
     p50Ms: kept.p50Ms,
     p99Ms: kept.p99Ms,
-    cpuUsPerWrite: median(ownRounds.map((r) => r.cpuUsPerRequest)),
+    cpuUsPerWrite: median(floors.map((f) => f.cpu)),
     coreShare: median(floors.map((f) => f.coreShare)),
     readsMeanLatencyFloor: median(floors.map((f) => f.latency)),
   }
