@@ -121,7 +121,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#writes = group
     this.#writer = writer
     this.#db = db
-    this.#list = new SqliteBeneficiaryList(db, dataVersion, assertOpen)
+    this.#list = new SqliteBeneficiaryList(db, dataVersion)
     this.#counters = new SqliteCounters(db)
     // Counted from deferred statements, so that a failed write is not counted, and written
     // once per group.
@@ -159,16 +159,6 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     return values === undefined ? undefined : recordOf(values)
   }
 
-  /**
-   * Loads what listings keep in memory (the copies of the counters and of the records' words,
-   * keys and listed fields) now, rather than at the first list request: about 2.2 s at a
-   * million records, during which nothing else runs. `serve` calls it before it listens.
-   */
-  warmUp(): void {
-    this.#assertOpen()
-    this.#list.warmUp()
-  }
-
   /** One page of summaries matching `query`, with the exact total count. */
   async list(query: ListQuery): Promise<Page<BeneficiarySummary>> {
     this.#assertOpen()
@@ -191,13 +181,11 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#assertOpen()
     try {
       if (this.#writer !== undefined) {
-        const created = await this.#written(
-          this.#writer.createBeneficiary(record, entry, idempotency),
-        )
+        const created = await this.#writer.createBeneficiary(record, entry, idempotency)
         if (typeof created !== 'number') return created
         return { kind: 'created', record: toRecordFrom(record, created) }
       }
-      return await this.#written(this.#writes.run(() => this.#create(record, entry, idempotency)))
+      return await this.#writes.run(() => this.#create(record, entry, idempotency))
     } catch (error) {
       throw translate(error)
     }
@@ -219,9 +207,9 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#assertOpen()
     try {
       if (this.#writer !== undefined) {
-        return await this.#written(this.#writer.updateBeneficiary(previous, next, entry))
+        return await this.#writer.updateBeneficiary(previous, next, entry)
       }
-      return await this.#written(this.#writes.run(() => this.#replace(previous, next, entry)))
+      return await this.#writes.run(() => this.#replace(previous, next, entry))
     } catch (error) {
       throw translate(error)
     }
@@ -238,17 +226,8 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   ): Promise<WriteOutcome> {
     this.#assertOpen()
     if (this.#writer !== undefined)
-      return this.#written(this.#writer.removeBeneficiary(id, expectedVersion, entry))
-    return this.#written(this.#writes.run(() => this.#remove(id, expectedVersion, entry)))
-  }
-
-  /** `write`'s outcome, once the listing was told of it (also when it failed: it may have written). */
-  async #written<T>(write: Promise<T>): Promise<T> {
-    try {
-      return await write
-    } finally {
-      this.#list.wrote()
-    }
+      return this.#writer.removeBeneficiary(id, expectedVersion, entry)
+    return this.#writes.run(() => this.#remove(id, expectedVersion, entry))
   }
 
   /** A page of the record's history, oldest first; `undefined` once the record is deleted. */

@@ -44,11 +44,6 @@ export const LOG_KEPT = 4_096
  * logs `null` instead, and a copy that reads it loads the counters anew.
  */
 const MAX_LOGGED_CHANGES = 2_000
-/**
- * Ids a row of the write log holds at most; a flush with more (a bulk seed) logs `null`, and a
- * copy of the records' keys that reads it loads them anew (`SqliteRowKeys`).
- */
-const MAX_LOGGED_IDS = 2_000
 
 /** The key columns of `beneficiary_name_key_counts`, its primary key's order. */
 const NAME_KEY_COLUMNS = ['name', 'block', 'status', 'sort_key', 'raw_name'] as const
@@ -90,9 +85,7 @@ interface Pending extends CounterChange {
  *
  * Every flush also appends what it changed to `beneficiary_counter_log`, under the next
  * generation, in the same transaction: from it, every connection's copy of the counters
- * (`SqliteCounterMirror`) follows every writer's changes, in this process or another. It appends
- * the ids of the records written to `beneficiary_write_log` too, from which every copy of the
- * records' sort and filter keys (`SqliteRowKeys`) follows them the same way.
+ * (`SqliteCounterMirror`) follows every writer's changes, in this process or another.
  */
 export class SqliteCounters {
   readonly #day: CounterTable
@@ -101,15 +94,8 @@ export class SqliteCounters {
   readonly #name: CounterTable
   readonly #log: BetterSqlite3.Statement<[string], number>
   readonly #prune: BetterSqlite3.Statement<[number]>
-  readonly #writeLog: BetterSqlite3.Statement<[string], number>
-  readonly #pruneWriteLog: BetterSqlite3.Statement<[number]>
   readonly #deleteEmptyName: SqliteQuery<never>
   #pending = new Map<string, Pending>()
-  /**
-   * The ids of the records written since the last flush, whether or not a counter moved; null
-   * past {@link MAX_LOGGED_IDS}, when the flush logs `null` instead.
-   */
-  #written: Set<number> | null = new Set()
   /** Whether a write since the last flush erased a record (`erase`). */
   #erasing = false
 
@@ -153,14 +139,6 @@ export class SqliteCounters {
       )
       .pluck()
     this.#prune = db.prepare<[number]>('DELETE FROM beneficiary_counter_log WHERE generation <= ?')
-    this.#writeLog = db
-      .prepare<[string], number>(
-        'INSERT INTO beneficiary_write_log (ids) VALUES (?) RETURNING generation',
-      )
-      .pluck()
-    this.#pruneWriteLog = db.prepare<[number]>(
-      'DELETE FROM beneficiary_write_log WHERE generation <= ?',
-    )
     this.#deleteEmptyName = new SqliteQuery(
       db,
       NAME_KEY_COLUMNS.reduce(
@@ -203,8 +181,6 @@ export class SqliteCounters {
       return
     }
     const { id, status } = after
-    // Logged even when no counter moves: `updated_at` changed, and the copies of the keys read it.
-    this.#wrote(id)
     const created = dayOf(after.created_at)
     if (dayOf(before.created_at) !== created) {
       this.#tally(this.#day, 'day', { status, day: dayOf(before.created_at) }, -1, id)
@@ -228,7 +204,6 @@ export class SqliteCounters {
    * (also when a statement fails: the caller's transaction then fails with it).
    */
   flush(): void {
-    this.#flushWritten()
     const pending = this.#pending
     if (pending.size === 0) return
     this.#pending = new Map()
@@ -250,27 +225,11 @@ export class SqliteCounters {
   /** Forgets the tally since the last flush: the writes it counted did not happen. */
   discard(): void {
     this.#pending = new Map()
-    this.#written = new Set()
     this.#erasing = false
-  }
-
-  /** Appends the ids written since the last flush to the write log (ids only: never pruned for D27). */
-  #flushWritten(): void {
-    const written = this.#written
-    if (written?.size === 0) return
-    this.#written = new Set()
-    const generation = this.#writeLog.get(JSON.stringify(written && [...written]))!
-    if (generation % LOG_PRUNE_EVERY === 0) this.#pruneWriteLog.run(generation - LOG_KEPT)
-  }
-
-  #wrote(id: number): void {
-    this.#written?.add(id)
-    if (this.#written !== null && this.#written.size > MAX_LOGGED_IDS) this.#written = null
   }
 
   #count(record: Counted, sign: 1 | -1): void {
     const { id, status } = record
-    this.#wrote(id)
     this.#tally(this.#day, 'day', { status, day: dayOf(record.created_at) }, sign, id)
     this.#tally(this.#block, 'block', { status, block: Math.floor(id / BLOCK_SIZE) }, sign, id)
     this.#tally(this.#updated, 'updated', { status, day: dayOf(record.updated_at) }, sign, id)

@@ -38,35 +38,14 @@ export class SqliteListItems {
 
   /** The summaries of the page `shape` describes, for these slot values, in the query's order. */
   page(shape: Shape, values: Readonly<Record<string, unknown>>): BeneficiarySummary[] {
-    return this.#query(shape, false).allValues(values).map(summaryOf)
+    return this.#query(shape).allValues(values).map(summaryOf)
   }
 
-  /**
-   * The ids of the page `shape` (no search) describes, in the query's order: the index walk
-   * alone, with no row read from the table (the list indexes carry the filtered columns), for a
-   * caller that has the summaries at hand (`SqliteRowKeys.summaries`).
-   */
-  pageIds(shape: Shape, values: Readonly<Record<string, unknown>>): number[] {
-    // The page size written into the SQL is the next power of two (eight of them for 1–100), and
-    // the ids past the page are dropped: a few more index entries read, where a statement per
-    // page size (a hundred times the shapes) prepared them again and again (Kysely's compiling
-    // and SQLite's preparing, about 0.1 ms each, a third of a page's time in-process).
-    let limit = 1
-    while (limit < shape.limit) limit *= 2
-    const ids = this.#query({ ...shape, limit }, true)
-      .allValues(values)
-      .map((row) => row[0] as number)
-    return limit === shape.limit ? ids : ids.slice(0, shape.limit)
-  }
-
-  #query(shape: Shape, idsOnly: boolean): Items {
-    const key = `${idsOnly}${JSON.stringify(shape)}`
+  #query(shape: Shape): Items {
+    const key = JSON.stringify(shape)
     let query = this.#items.get(key)
     if (query === undefined) {
-      query = new SqliteQuery<BeneficiarySummary>(
-        this.#db,
-        idsOnly ? buildIdsQuery(shape) : buildItemsQuery(shape),
-      )
+      query = new SqliteQuery<BeneficiarySummary>(this.#db, buildItemsQuery(shape))
       // A page size is part of the key: the statements kept stay few whatever the requests.
       if (this.#items.size >= MAX_ITEMS_QUERIES) this.#items.clear()
       this.#items.set(key, query)
@@ -80,11 +59,6 @@ type Selected = typeof SELECTED | typeof ID_ONLY
 const ID_ONLY = ['beneficiaries.id'] as const
 
 type ItemsBuilder = SelectQueryBuilder<SqliteSchema, 'beneficiaries', BeneficiarySummary>
-
-function buildIdsQuery(shape: Shape): Compilable {
-  if (shape.search) throw new TypeError('a search page is not read by ids here')
-  return shape.seek === 'name' ? nameSeekQuery(shape, ID_ONLY) : pageQuery(shape, ID_ONLY)
-}
 
 function buildItemsQuery(shape: Shape): Compilable {
   if (shape.seek === 'name') return nameSeekQuery(shape)

@@ -2,58 +2,37 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { sql } from 'kysely'
 import type { BeneficiarySummary } from '../../core/beneficiary.js'
 import type { ListQuery, Page } from '../../core/ports/beneficiary-store.js'
-import { KeptArrays } from './sqlite-kept-arrays.js'
 import type { SqliteListItems } from './sqlite-list-items.js'
 import { fromNearerEnd, type Shape } from './sqlite-list-plan.js'
 import { NO_LOWER, NO_UPPER } from './sqlite-list-range.js'
 import type { SqliteListTotals } from './sqlite-list-totals.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
-import type { SqliteRowKeys } from './sqlite-row-keys.js'
 import { unindexed } from './sqlite-unindexed.js'
 
 type Count = SqliteQuery<{ n: number }>
 
 /**
- * Ids of filtered matches kept at most, across searches, between two changes of the database
- * (16 MB): a filtered search's next page, or its next sort, filters them once.
- */
-export const MAX_KEPT_MATCH_IDS = 4_000_000
-
-/**
- * The listing with a search (D16), answered from the connection's copy of the records' search
- * words and keys (`SqliteRowKeys`): the matches' ids, filtered by status and dates there, then
- * the page's places, sliced when sorted by id (and by creation, records created in id order) and
- * selected otherwise (`selectByGroup` by name or update); the page's rows too come from the
- * copy. Where no copy is kept (ids far sparser than records), from the FTS5 index, which also
- * counts them and filters by status inside the index.
+ * The listing with a search (D16), from the FTS5 index, which also counts the matches and
+ * filters them by status inside the index. Sorted by id, a page is read in rowid order from the
+ * nearest match whose place among the matches is known; otherwise the matches are collected and
+ * sorted (ids and sort keys only), and the page's rows read afterwards.
  */
 export class SqliteListSearch {
   readonly #db: BetterSqlite3.Database
   readonly #totals: SqliteListTotals
   readonly #items: SqliteListItems
-  readonly #keys: SqliteRowKeys
   readonly #counts = new Map<string, Count>()
-  /** Filtered match ids by search and filters, from the totals' `epoch` (`#keptEpoch`). */
-  readonly #kept = new KeptArrays(MAX_KEPT_MATCH_IDS)
-  #keptEpoch = -1
 
-  constructor(
-    db: BetterSqlite3.Database,
-    totals: SqliteListTotals,
-    items: SqliteListItems,
-    keys: SqliteRowKeys,
-  ) {
+  constructor(db: BetterSqlite3.Database, totals: SqliteListTotals, items: SqliteListItems) {
     this.#db = db
     this.#totals = totals
     this.#items = items
-    this.#keys = keys
   }
 
   /** One page of the records matching `query` and every term, and the exact number of them. */
   page(query: ListQuery, searched: readonly string[]): Page<BeneficiarySummary> {
     if (searched.length === 0 || !searched.every(isSearchable)) return { items: [], total: 0 }
     const terms = narrowestTerms(searched)
-    if (this.#keys.refresh()) return this.#pageFromCopy(query, terms)
     const dates = query.createdFrom !== undefined || query.createdBefore !== undefined
     const values: Record<string, unknown> = {
       match: matchExpression(terms, query.status),
@@ -95,39 +74,6 @@ export class SqliteListSearch {
       places.learn(first + step * (items.length - 1), items.at(-1)!.id)
     }
     return { items: reversed ? items.reverse() : items, total }
-  }
-
-  /** A page from the copy of the records' words and keys. */
-  #pageFromCopy(query: ListQuery, terms: readonly string[]): Page<BeneficiarySummary> {
-    const named = this.#keys.namedPage(terms, query)
-    if (named !== undefined) return { items: this.#keys.summaries(named.ids), total: named.total }
-    const { status, createdFrom: from = NO_LOWER, createdBefore: before = NO_UPPER } = query
-    const key = `${terms.join(' ')}\u0000${status}\u0000${from}\u0000${before}`
-    const ids = this.#matchesOf(query, terms, key)
-    const total = ids.length
-    if (total === 0 || query.offset >= total) return { items: [], total }
-    return { items: this.#keys.summaries(this.#keys.page(ids, query, key)), total }
-  }
-
-  /**
-   * The ids of the records matching every term and the query's status and date range (`key`
-   * names them), ascending. A single term's are kept by the word index; those of several terms
-   * or filters here, from the second time they are asked for until the database changes (the
-   * first time, a scratch array the next search overwrites). Read them, do not change them.
-   */
-  #matchesOf(query: ListQuery, terms: readonly string[], key: string): Int32Array {
-    const { status, createdFrom: from = NO_LOWER, createdBefore: before = NO_UPPER } = query
-    const filtered = status !== undefined || from !== NO_LOWER || before !== NO_UPPER
-    if (!filtered && terms.length === 1) return this.#keys.search(terms)
-    if (this.#keptEpoch !== this.#totals.epoch) {
-      this.#keptEpoch = this.#totals.epoch
-      this.#kept.clear()
-    }
-    const kept = this.#kept.get(key)
-    if (kept !== undefined) return kept
-    const matches = this.#keys.search(terms)
-    const ids = filtered ? this.#keys.filter(matches, status, from, before) : matches
-    return this.#kept.keepIfAskedAgain(key, ids)
   }
 
   /** The known places of the matches of `values.match`, remembered as long as the totals. */

@@ -80,9 +80,6 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   const db = describeTarget(config.database)
   const metrics = config.metrics === 'off' ? undefined : new ServerMetrics()
   if (metrics !== undefined) database.watch(metrics)
-  // Before listening: the first request that needs the listing's copies would wait for them,
-  // and every request behind it (about 2.2 s at a million records).
-  database.warmUp()
   if (config.database.kind === 'postgres' && config.redis === undefined) {
     logger.warn(
       'Rate limits are kept per instance: with several instances on one database, each allows the full limit. Give --redis-url (REDIS_URL) to share them',

@@ -22,8 +22,6 @@ export interface CliDatabase {
   seed(records: Iterable<NewBeneficiary>): Promise<{ firstId: number; count: number }>
   /** Adds the database's own metrics to `metrics`: SQLite's group commits, PostgreSQL's pool. */
   watch(metrics: ServerMetrics): void
-  /** Loads what the listing keeps in memory (SQLite's copies), before the server listens. */
-  warmUp(): void
   close(): Promise<void>
 }
 
@@ -99,7 +97,6 @@ export async function openCliDatabase(
         ),
       seed: (records) => sqlite.seedBeneficiaries(storage, records),
       watch: (metrics) => metrics.watchGroupCommits(storage),
-      warmUp: () => storage.beneficiaries.warmUp(),
       close: () => storage.close(),
     }
   }
@@ -134,8 +131,6 @@ export async function openCliDatabase(
       metrics.watchPool(() => storage.poolUsage())
       metrics.watchBatches(storage)
     },
-    // Nothing kept in memory: PostgreSQL's listing reads its tables.
-    warmUp: () => undefined,
     close: () => storage.close(),
   }
 }
