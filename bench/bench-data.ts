@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { openSqliteStorage } from '../adapters/sqlite/index.js'
-import { SQLITE_MIGRATIONS } from '../adapters/sqlite/sqlite-migrations.js'
+import { SQLITE_MIGRATIONS } from '../adapters/sqlite/migrations/sqlite-migrations.js'
 import { createBeneficiaryService } from '../core/index.js'
 import { DAY_MS } from '../core/time.js'
 import { exitOf, type ProcessGroup } from './process-group.js'

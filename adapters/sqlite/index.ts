@@ -17,7 +17,7 @@
  * const storage = await openSqliteStorage({ path: 'data.db' })
  */
 import { importWithPeers } from '../../core/missing-peer-dependency-error.js'
-import { SQLITE_PEERS } from './sqlite-peers.js'
+import { SQLITE_PEERS } from './sqlite-config.js'
 import type { SqliteStorage as SqliteStorageClass } from './sqlite-storage.js'
 
 const [storage, pragmas, migrations, backup, seed] = await importWithPeers(
@@ -27,8 +27,8 @@ const [storage, pragmas, migrations, backup, seed] = await importWithPeers(
     Promise.all([
       import('./sqlite-storage.js'),
       import('./sqlite-pragmas.js'),
-      import('./sqlite-migrations.js'),
-      import('./sqlite-backup.js'),
+      import('./migrations/sqlite-migrations.js'),
+      import('./sqlite-storage.js'),
       import('./sqlite-seed.js'),
     ]),
 )
@@ -49,8 +49,8 @@ export const seedBeneficiaries = seed.seedBeneficiaries
 export type { SqliteStorageOptions } from './sqlite-storage.js'
 export type { SqliteConfig } from './sqlite-config.js'
 export type { SqlitePragmaOptions } from './sqlite-pragmas.js'
-export type { MigrateSqliteOptions } from './sqlite-migrations.js'
+export type { MigrateSqliteOptions } from './migrations/sqlite-migrations.js'
 export type { SeedResult } from './sqlite-seed.js'
-export type { WriterSettings } from './sqlite-writer-protocol.js'
+export type { WriterSettings } from './threads/sqlite-writer-protocol.js'
 // Beyond the port: `retainedHistory`, for audits.
-export type { SqliteBeneficiaryStore } from './sqlite-beneficiary-store.js'
+export type { SqliteBeneficiaryStore } from './writes/sqlite-beneficiary-store.js'

@@ -1,3 +1,6 @@
+import type { PeerPackage } from '../../core/missing-peer-dependency-error.js'
+import { KYSELY_PEER } from '../relational/relational-peers.js'
+
 /**
  * How `openSqliteStorage` opens a database file. Plain data with no driver types, so a host
  * application can build it from its own configuration without importing better-sqlite3.
@@ -53,3 +56,12 @@ export interface SqliteConfig {
    */
   readonly writer?: 'inline' | 'thread'
 }
+
+/**
+ * What the SQLite adapter needs the host to install, with its `peerDependencies` ranges in
+ * `package.json` (a test holds the two equal).
+ */
+export const SQLITE_PEERS: readonly PeerPackage[] = Object.freeze([
+  Object.freeze({ name: 'better-sqlite3', range: '^12.9.0' }),
+  KYSELY_PEER,
+])

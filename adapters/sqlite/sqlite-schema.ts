@@ -82,12 +82,6 @@ export interface CounterLogRow {
   changes: string
 }
 
-/** A row of `beneficiary_write_log`: `ids` is a JSON array of ids, or `null` (see `SqliteRowKeys`). */
-export interface WriteLogRow {
-  generation: Generated<number>
-  ids: string
-}
-
 /** A row of `clients` (D1); `scopes` is a JSON array. */
 export interface ClientRow {
   seq: Generated<number>
@@ -136,7 +130,6 @@ export interface SqliteSchema {
   beneficiary_updated_counts: UpdatedCountRow
   beneficiary_name_key_counts: NameKeyCountRow
   beneficiary_counter_log: CounterLogRow
-  beneficiary_write_log: WriteLogRow
   clients: ClientRow
   sessions: SessionRow
   revoked_tokens: RevokedTokenRow

@@ -1,22 +1,25 @@
-import { closeSync, openSync } from 'node:fs'
+import { closeSync, fchmodSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { StorageUnavailableError } from '../../core/errors.js'
 import type { Storage } from '../../core/ports/storage.js'
-import { SqliteBeneficiaryStore } from './sqlite-beneficiary-store.js'
-import { SqliteActiveTokens } from './sqlite-active-tokens.js'
+import { SqliteBeneficiaryStore } from './writes/sqlite-beneficiary-store.js'
+import { SqliteActiveTokens } from './auth/sqlite-active-tokens.js'
 import { SqliteDataVersion } from './sqlite-data-version.js'
-import { SqliteClientStore } from './sqlite-client-store.js'
-import { SqliteCheckpointer } from './sqlite-checkpointer.js'
-import { SqliteGroupCommit } from './sqlite-group-commit.js'
+import { SqliteClientStore } from './auth/sqlite-client-store.js'
+import { SqliteCheckpointer } from './threads/sqlite-checkpointer.js'
+import { SqliteGroupCommit } from './writes/sqlite-group-commit.js'
 import type { SqliteConfig } from './sqlite-config.js'
-import { migrateSqlite, pendingMigrations, unknownMigrations } from './sqlite-migrations.js'
-import { applySqlitePragmas, cacheSizeKibOf } from './sqlite-pragmas.js'
-import { SqliteSessionStore } from './sqlite-session-store.js'
-import { SqliteSigningKeyStore } from './sqlite-signing-key-store.js'
-import { dropStat4Samples } from './sqlite-statistics.js'
-import { translateStorageFailure } from './sqlite-storage-failure.js'
-import type { WriterSettings } from './sqlite-writer-protocol.js'
-import { SqliteWriterThread } from './sqlite-writer-thread.js'
+import {
+  migrateSqlite,
+  pendingMigrations,
+  unknownMigrations,
+} from './migrations/sqlite-migrations.js'
+import { applySqlitePragmas, cacheSizeKibOf, dropStat4Samples } from './sqlite-pragmas.js'
+import { SqliteSessionStore } from './auth/sqlite-session-store.js'
+import { SqliteSigningKeyStore } from './auth/sqlite-signing-key-store.js'
+import { translateStorageFailure } from './sqlite-query.js'
+import type { WriterSettings } from './threads/sqlite-writer-protocol.js'
+import { SqliteWriterThread } from './threads/sqlite-writer-thread.js'
 
 /** Options of the {@link SqliteStorage} constructor. */
 export interface SqliteStorageOptions {
@@ -305,4 +308,35 @@ function refreshStatistics(db: Database.Database, pragma: string, closing: boole
       throw error
     }
   }
+}
+
+/**
+ * Copies the database to `toPath` with SQLite's online backup API, while it stays in use:
+ * writes of this and other connections go on during the copy, and the copy is one consistent
+ * snapshot. The copy is a complete database file (open it with `openSqliteStorage`); an
+ * existing file at `toPath` is replaced. The copy is readable and writable by its owner only
+ * (0600, D32), before the first page is written to it.
+ *
+ * @param source A storage from `openSqliteStorage` or `new SqliteStorage(db)`, or a connection.
+ * @returns The number of pages copied.
+ * @throws Error when the source is closed or `toPath` cannot be written.
+ *
+ * @example
+ * await backupSqlite(storage, `/backups/beneficiaries-${day}.db`)
+ */
+export async function backupSqlite(
+  source: SqliteStorage | Database.Database,
+  toPath: string,
+): Promise<number> {
+  const db = source instanceof SqliteStorage ? source.database : source
+  if (source instanceof SqliteStorage) await source.ping()
+  // Created (or narrowed) here, since SQLite would create it 0644 less the umask.
+  const fd = openSync(toPath, 'a', SQLITE_FILE_MODE)
+  try {
+    fchmodSync(fd, SQLITE_FILE_MODE)
+  } finally {
+    closeSync(fd)
+  }
+  const progress = await db.backup(toPath)
+  return progress.totalPages
 }

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test'
 import type { PeerPackage } from '../../core/index.js'
 import { POSTGRES_PEERS } from '../../adapters/postgres/postgres-driver.js'
 import { REDIS_PEERS } from '../../adapters/redis/redis-driver.js'
-import { SQLITE_PEERS } from '../../adapters/sqlite/sqlite-peers.js'
+import { SQLITE_PEERS } from '../../adapters/sqlite/sqlite-config.js'
 import { DOCS_PEERS } from '../../server/docs-page.js'
 import { UWS_OVERRIDE, UWS_PEERS } from '../../server/transports/uws-listen.js'
 

@@ -4,8 +4,8 @@
  * the real body has taken the call but before its group commits.
  */
 import { parentPort } from 'node:worker_threads'
-import '../../../adapters/sqlite/sqlite-writer-worker.js'
-import type { ToWriter } from '../../../adapters/sqlite/sqlite-writer-protocol.js'
+import '../../../adapters/sqlite/threads/sqlite-writer-worker.js'
+import type { ToWriter } from '../../../adapters/sqlite/threads/sqlite-writer-protocol.js'
 
 parentPort!.on('message', (message: ToWriter) => {
   if (message.kind !== 'calls') return

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { migrateSqlite } from '../../../adapters/sqlite/index.js'
-import { SQLITE_MIGRATIONS } from '../../../adapters/sqlite/sqlite-migrations.js'
+import { SQLITE_MIGRATIONS } from '../../../adapters/sqlite/migrations/sqlite-migrations.js'
 import type { CliIo } from '../../../server/cli/cli-io.js'
 import { runCli } from '../../../server/cli/run-cli.js'
 

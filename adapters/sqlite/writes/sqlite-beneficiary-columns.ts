@@ -1,0 +1,96 @@
+import type BetterSqlite3 from 'better-sqlite3'
+import type { Selectable } from 'kysely'
+import type { BeneficiaryRecord } from '../../../core/beneficiary.js'
+import type { NewBeneficiary } from '../../../core/ports/beneficiary-store.js'
+import { nameSortKey } from '../../../core/search-terms.js'
+import {
+  summaryReader,
+  WRITTEN_COLUMNS,
+  writtenValues,
+  type RelationalBeneficiaryRow,
+  type SortKeyColumn,
+  type WrittenColumn,
+  type WrittenValues,
+} from '../../relational/relational-beneficiary-columns.js'
+import { queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
+import type { BeneficiaryRow } from '../sqlite-schema.js'
+
+export {
+  RECORD_COLUMNS,
+  recordOf,
+  SUMMARY_COLUMNS,
+} from '../../relational/relational-beneficiary-columns.js'
+
+type Row = Selectable<BeneficiaryRow>
+
+/**
+ * The values of the written columns, for the slots of {@link beneficiarySlots}. The table must
+ * hold every column of the shared map in its types (else `Pick` does not compile), and a column
+ * of the table outside the map is `never` here: no value fits, and `toColumns` does not compile
+ * until the map has it.
+ */
+export type ColumnValues = WrittenValues & {
+  readonly [C in Exclude<keyof Row, WrittenColumn | 'id'>]: never
+} & (Pick<Row, keyof RelationalBeneficiaryRow> extends RelationalBeneficiaryRow ? unknown : never)
+
+/** A summary from the values of `SUMMARY_COLUMNS`, selected first. */
+export const summaryOf = summaryReader(0)
+
+/** A slot for every written column, named like the column. */
+export function beneficiarySlots(): { readonly [C in WrittenColumn]: never } {
+  return Object.fromEntries(WRITTEN_COLUMNS.map((column) => [column, slot(column)])) as {
+    readonly [C in WrittenColumn]: never
+  }
+}
+
+/** The column values of a record with this version and these sort keys. */
+export function toColumns(
+  record: NewBeneficiary,
+  version: number,
+  keys: Pick<NameKeys, SortKeyColumn>,
+): ColumnValues {
+  return writtenValues(record, version, keys)
+}
+
+/** What search and the name sorts compare, derived from the two names. */
+export interface NameKeys {
+  /** The search words of both names, as `searchTerms()` splits them (D16). */
+  readonly words: string
+  /** The primary keys of the name sorts (D15), compared by SQLite's BINARY collation. */
+  readonly sort_first: string
+  readonly sort_last: string
+}
+
+/** The {@link NameKeys} of a record. */
+export function nameKeys(record: Pick<BeneficiaryRecord, 'first_name' | 'last_name'>): NameKeys {
+  const first = nameSortKey(record.first_name)
+  const last = nameSortKey(record.last_name)
+  const words = first.length > 0 && last.length > 0 ? `${first} ${last}` : first + last
+  return { words, sort_first: first, sort_last: last }
+}
+
+/** The statements that insert a beneficiary and its search words. */
+export interface WriteStatements {
+  /** Binds `toColumns`. */
+  readonly insert: SqliteQuery<never>
+  /** Binds `id`, `words` (`NameKeys`) and `status`. */
+  readonly insertWords: SqliteQuery<never>
+}
+
+/** Prepares the insert statements shared by the store and the bulk seeder. */
+export function prepareWriteStatements(db: BetterSqlite3.Database): WriteStatements {
+  return {
+    insert: new SqliteQuery(
+      db,
+      queryBuilder.insertInto('beneficiaries').values(beneficiarySlots()),
+    ),
+    insertWords: new SqliteQuery(
+      db,
+      queryBuilder.insertInto('beneficiary_search').values({
+        rowid: slot<number>('id'),
+        words: slot<string>('words'),
+        status: slot<string>('status'),
+      }),
+    ),
+  }
+}
