@@ -200,7 +200,8 @@ describe('Redis rate-limit store', { skip }, () => {
     )
     assert.ok(failure instanceof StorageUnavailableError)
     assert.equal(failure.code, 'service_unavailable')
-    assert.ok(performance.now() - started < 100)
+    // At once: not after a connection or command timeout (seconds).
+    assert.ok(performance.now() - started < 1000)
   })
 
   it("times every command for the server's metrics: answered ones and failed ones", async () => {

@@ -576,7 +576,24 @@ export function transportSuite(transport: TransportName): void {
     })
 
     it('a create pipelined with a GET in one read is answered, or not carried out at all', async () => {
-      const pipelined = await start()
+      // Creates begun and not yet finished: the test waits for none, not for a fixed time.
+      let creating = 0
+      let settled: () => void = () => {}
+      const pipelined = await start({
+        wrap: (service) =>
+          delegateTo(service, {
+            create: async (ctx, body) => {
+              creating++
+              try {
+                return await service.create(ctx, body)
+              } finally {
+                if (--creating === 0) settled()
+              }
+            },
+          }),
+      })
+      const noCreateInFlight = () =>
+        creating === 0 ? Promise.resolve() : new Promise<void>((resolve) => (settled = resolve))
       const writer = await login(pipelined)
       const count = async (): Promise<number> =>
         (await pipelined.world.service.list({ token: writer }, {})).value.meta.total_count
@@ -593,7 +610,7 @@ export function transportSuite(transport: TransportName): void {
         const before = await count()
         const answer = await rawExchange(pipelined, create + read, { waitForClose: true })
         const created = /^HTTP\/1\.1 201 /.test(answer)
-        await new Promise((resolve) => setTimeout(resolve, 50))
+        await noCreateInFlight()
         assert.equal(
           await count(),
           before + (created ? 1 : 0),
@@ -642,10 +659,14 @@ export function transportSuite(transport: TransportName): void {
           `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nX-Request-Id: write\r\n\r\n${body}`,
       )
       await inside
-      socket.write(
-        `GET /v3/beneficiaries HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${writer}\r\nX-Request-Id: after\r\nConnection: close\r\n\r\n`,
+      // Released once the read has left this socket for the server's, on loopback at once.
+      await new Promise<void>((resolve) =>
+        socket.write(
+          `GET /v3/beneficiaries HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${writer}\r\nX-Request-Id: after\r\nConnection: close\r\n\r\n`,
+          () => resolve(),
+        ),
       )
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      await new Promise((resolve) => setImmediate(resolve))
       release()
       await closed
       assert.deepEqual(
