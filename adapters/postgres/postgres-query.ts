@@ -11,23 +11,9 @@ import {
 import { TYPES, type PostgresQueryConfig, type PostgresQueryResult } from './postgres-driver.js'
 import type { PostgresSchema } from './postgres-schema.js'
 import { translateStorageFailure } from './postgres-storage-failure.js'
+import { bindSlots, type SlotValues } from '../relational/relational-slots.js'
 
-/** A named placeholder in a statement built once: its value is given on every run. */
-class Slot {
-  readonly name: string
-
-  constructor(name: string) {
-    this.name = name
-  }
-}
-
-/**
- * A placeholder for the value named `name`, typed as whatever the builder expects at its place.
- * Kysely passes it through to the compiled parameters, where `PostgresQuery` finds it again.
- */
-export function slot<T = never>(name: string): T {
-  return new Slot(name) as unknown as T
-}
+export { slot, type SlotValues } from '../relational/relational-slots.js'
 
 /** Builds SQL without a connection: Kysely only compiles here, node-postgres executes. */
 export const queryBuilder = new Kysely<PostgresSchema>({
@@ -51,9 +37,6 @@ export interface Queryable {
 
 /** A statement to build once: a Kysely query, or a raw `sql` template. */
 export type Statement = Compilable | RawBuilder<unknown>
-
-/** Values of the slots of one run, by name. */
-export type SlotValues = Readonly<Record<string, unknown>>
 
 /**
  * A statement compiled by Kysely once and prepared by each connection once, as a named
@@ -107,7 +90,7 @@ export class PostgresQuery<Row = unknown> {
     return {
       ...(this.#name !== undefined && { name: this.#name }),
       text: this.sql,
-      values: this.#bind(values),
+      values: bindSlots(this.#parameters, values),
       types: TYPES,
       ...(arrays && { rowMode: 'array' as const }),
     }
@@ -123,20 +106,5 @@ export class PostgresQuery<Row = unknown> {
     } catch (error) {
       throw translateStorageFailure(error)
     }
-  }
-
-  #bind(values: SlotValues): unknown[] {
-    const bound = new Array<unknown>(this.#parameters.length)
-    for (let i = 0; i < bound.length; i++) {
-      const parameter = this.#parameters[i]
-      if (!(parameter instanceof Slot)) {
-        bound[i] = parameter
-      } else if (parameter.name in values) {
-        bound[i] = values[parameter.name]
-      } else {
-        throw new TypeError(`no value for slot ${parameter.name}`)
-      }
-    }
-    return bound
   }
 }

@@ -9,23 +9,9 @@ import {
 } from 'kysely'
 import { StorageUnavailableError, type StorageFailureReason } from '../../core/errors.js'
 import type { SqliteSchema } from './sqlite-schema.js'
+import { bindSlots, type SlotValues } from '../relational/relational-slots.js'
 
-/** A named placeholder in a query built once: its value is given on every run. */
-class Slot {
-  readonly name: string
-
-  constructor(name: string) {
-    this.name = name
-  }
-}
-
-/**
- * A placeholder for the value named `name`, typed as whatever the builder expects at its place.
- * Kysely passes it through to the compiled parameters, where `SqliteQuery` finds it again.
- */
-export function slot<T = never>(name: string): T {
-  return new Slot(name) as unknown as T
-}
+export { slot, type SlotValues } from '../relational/relational-slots.js'
 
 /** Builds SQL without a connection: Kysely only compiles here, better-sqlite3 executes. */
 export const queryBuilder = new Kysely<SqliteSchema>({
@@ -36,9 +22,6 @@ export const queryBuilder = new Kysely<SqliteSchema>({
     createQueryCompiler: () => new SqliteQueryCompiler(),
   },
 })
-
-/** Values of the slots of one run, by name. */
-export type SlotValues = Readonly<Record<string, unknown>>
 
 /**
  * A query compiled by Kysely once and prepared by better-sqlite3 once; each run only binds
@@ -62,7 +45,7 @@ export class SqliteQuery<Row> {
   /** Every row. */
   all(values: SlotValues = {}): Row[] {
     try {
-      return this.#statement.all(...this.#bind(values))
+      return this.#statement.all(...bindSlots(this.#parameters, values))
     } catch (error) {
       throw translateStorageFailure(error)
     }
@@ -74,7 +57,7 @@ export class SqliteQuery<Row> {
    */
   allValues(values: SlotValues = {}): unknown[][] {
     try {
-      return this.#raw().all(...this.#bind(values))
+      return this.#raw().all(...bindSlots(this.#parameters, values))
     } catch (error) {
       throw translateStorageFailure(error)
     }
@@ -86,7 +69,7 @@ export class SqliteQuery<Row> {
    */
   getValues(values: SlotValues = {}): unknown[] | undefined {
     try {
-      return this.#raw().get(...this.#bind(values))
+      return this.#raw().get(...bindSlots(this.#parameters, values))
     } catch (error) {
       throw translateStorageFailure(error)
     }
@@ -95,7 +78,7 @@ export class SqliteQuery<Row> {
   /** The first row, or `undefined`. */
   get(values: SlotValues = {}): Row | undefined {
     try {
-      return this.#statement.get(...this.#bind(values))
+      return this.#statement.get(...bindSlots(this.#parameters, values))
     } catch (error) {
       throw translateStorageFailure(error)
     }
@@ -104,7 +87,7 @@ export class SqliteQuery<Row> {
   /** Runs a statement that returns no rows. */
   run(values: SlotValues = {}): BetterSqlite3.RunResult {
     try {
-      return this.#statement.run(...this.#bind(values))
+      return this.#statement.run(...bindSlots(this.#parameters, values))
     } catch (error) {
       throw translateStorageFailure(error)
     }
@@ -115,21 +98,6 @@ export class SqliteQuery<Row> {
       .prepare<unknown[], unknown[]>(this.sql)
       .raw(true)
     return this.#rawStatement
-  }
-
-  #bind(values: SlotValues): unknown[] {
-    const bound = new Array<unknown>(this.#parameters.length)
-    for (let i = 0; i < bound.length; i++) {
-      const parameter = this.#parameters[i]
-      if (!(parameter instanceof Slot)) {
-        bound[i] = parameter
-      } else if (parameter.name in values) {
-        bound[i] = values[parameter.name]
-      } else {
-        throw new TypeError(`no value for slot ${parameter.name}`)
-      }
-    }
-    return bound
   }
 }
 
