@@ -151,6 +151,20 @@ describe('the packed package, installed into host applications', () => {
     assert.equal(await node(memoryHost, 'example.mjs'), '1 1\n')
   })
 
+  it("runs the fake-clock example as the host's own test suite, through the package's names", async () => {
+    // The compiled example as it is: it imports nothing but the package's entry points.
+    const compiled = join(ROOT, 'dist/examples/testing-with-fake-clock.test.js')
+    const copy = join(memoryHost, 'testing-with-fake-clock.test.mjs')
+    writeFileSync(
+      copy,
+      readFileSync(compiled, 'utf8').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n'),
+    )
+    assert.doesNotMatch(readFileSync(copy, 'utf8'), /from '\.\.?\//)
+    const report = await node(memoryHost, '--test', '--test-reporter=tap', copy)
+    assert.match(report, /^# pass 2$/m)
+    assert.match(report, /^# fail 0$/m)
+  })
+
   it('names the packages to install for a part whose drivers are missing, and serves over node:http', async () => {
     writeFileSync(
       join(memoryHost, 'missing.mjs'),
