@@ -117,10 +117,10 @@ describe('the packed package, installed into host applications', () => {
 
   after(() => rmSync(scratch, { recursive: true, force: true }))
 
-  it('the tarball holds the compiled library, its types and documents: no tests, bench, examples or build info', () => {
+  it('the tarball holds the compiled library, its types and documents, licence and changelog: no tests, bench, examples or build info', () => {
     const paths = packed.files.map((file) => file.path)
     const allowed =
-      /^(package\.json|README\.md|LICENSE|core\/ports\/README\.md|adapters\/[a-z]+\/README\.md|docs\/[a-z-]+\.md|dist\/(core|adapters|server|client)\/.+\.(js|d\.ts))$/
+      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|core\/ports\/README\.md|adapters\/[a-z]+\/README\.md|docs\/[a-z-]+\.md|dist\/(core|adapters|server|client)\/.+\.(js|d\.ts))$/
     assert.deepEqual(
       paths.filter((path) => !allowed.test(path)),
       [],
@@ -134,6 +134,9 @@ describe('the packed package, installed into host applications', () => {
       }
     }
     assert.ok(paths.includes('dist/server/cli.js'), 'the CLI')
+    for (const document of ['README.md', 'LICENSE', 'CHANGELOG.md']) {
+      assert.ok(paths.includes(document), document)
+    }
   })
 
   it('installs with plain npm install: no driver, nothing native, nothing built', () => {
