@@ -11,17 +11,17 @@ import { createWorld } from '../server/server-fixtures.js'
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../../../', import.meta.url))
 
-/** The first `js` block under the README's heading `heading`. */
-async function readmeBlock(heading: string): Promise<string> {
-  const readme = await readFile(join(root, 'README.md'), 'utf8')
-  const section = readme.indexOf(`\n${heading}\n`)
-  assert.ok(section >= 0, `README has no ${heading}`)
-  const block = /```js\n([\s\S]*?)```/.exec(readme.slice(section))
+/** The first `js` block under the heading `heading` of the document at `path`. */
+async function documentBlock(path: string, heading: string): Promise<string> {
+  const text = `\n${await readFile(join(root, path), 'utf8')}`
+  const section = text.indexOf(`\n${heading}\n`)
+  assert.ok(section >= 0, `${path} has no ${heading}`)
+  const block = /```js\n([\s\S]*?)```/.exec(text.slice(section))
   assert.ok(block !== null, `no js block under ${heading}`)
   return block[1]!
 }
 
-describe('the README section "HTTP client"', () => {
+describe('the example of docs/http-client.md', () => {
   let server: RunningServer | undefined
   // Inside the package, so that `beneficiary-service/client` resolves to this build.
   const script = join(root, 'dist', 'test', 'client', `readme-client-${process.pid}.mjs`)
@@ -30,10 +30,10 @@ describe('the README section "HTTP client"', () => {
     await rm(script, { force: true })
   })
 
-  it('runs as shown against a real server and prints what the README says', async () => {
+  it('runs as shown against a real server and prints what the page says', async () => {
     const world = await createWorld()
     server = await startServer({ service: world.service, transport: 'node', port: 0 })
-    await writeFile(script, await readmeBlock('## HTTP client'))
+    await writeFile(script, await documentBlock('docs/http-client.md', '# The HTTP client'))
     const env: Record<string, string | undefined> = {
       ...process.env,
       BASE_URL: `${server.url}/v3`,

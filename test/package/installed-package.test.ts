@@ -64,7 +64,7 @@ async function fails(
 /** The README's embedding program, and the two lines that swap its storage for SQLite. */
 function readmeProgram(): { memory: string; sqlite: string } {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-  const section = readme.slice(readme.indexOf('\n### A first program\n'))
+  const section = readme.slice(readme.indexOf('\n## Embedding in ten lines\n'))
   const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!)
   const [memory, swap] = blocks
   assert.ok(memory !== undefined && swap !== undefined, 'the README has the program and the swap')
@@ -229,15 +229,15 @@ console.log(JSON.stringify(seen))
     )
   })
 
-  it('with better-sqlite3, kysely and hyper-express (and the README override) installed: SQLite, uws, the CLI and the types', async (t) => {
+  it('with better-sqlite3, kysely and hyper-express (and the override of the manual) installed: SQLite, uws, the CLI and the types', async (t) => {
     // Verbatim: node_modules/.bin links relatively, and must point into the new host.
     cpSync(memoryHost, sqliteHost, { recursive: true, verbatimSymlinks: true })
     const hostManifest = join(sqliteHost, 'package.json')
-    // The override exactly as the README tells hosts to add it.
+    // The override exactly as docs/embedding.md tells hosts to add it.
     const block = /```json\n"overrides": (\{[\s\S]*?\})\n```/.exec(
-      readFileSync(join(ROOT, 'README.md'), 'utf8'),
+      readFileSync(join(ROOT, 'docs/embedding.md'), 'utf8'),
     )
-    assert.ok(block !== null, 'the README shows the override')
+    assert.ok(block !== null, 'docs/embedding.md shows the override')
     const overrides = JSON.parse(block[1]!) as Record<string, string>
     writeFileSync(
       hostManifest,
