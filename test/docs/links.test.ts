@@ -128,7 +128,7 @@ describe('the documentation', () => {
     assert.deepEqual(found, [])
   })
 
-  it('has a README of at most 300 lines, that states no measured figure or date of a run', () => {
+  it('has a README of at most 300 lines, with no measured figure or date of a run, and the Node.js package.json asks for', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
     assert.ok(readme.split('\n').length <= 300, 'README.md is over 300 lines')
     const text = prose(readme)
@@ -136,5 +136,10 @@ describe('the documentation', () => {
       /\b\d[\d,.]*\s?(?:ms|µs|kB|KB|MB|MiB|KiB|GB|GiB|req\/s|files|%)(?![\w])|\b\d+(?:\.\d+)?x\b|\b20\d\d-\d\d-\d\d\b/g,
     )
     assert.deepEqual(figures, null, 'figures in README.md: measure them in docs/performance.md')
+    const { engines } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      engines: { node: string }
+    }
+    const version = engines.node.replace(/^>=/, '')
+    assert.ok(readme.includes(`(${version} or later)`), `README.md names Node.js ${version}`)
   })
 })
