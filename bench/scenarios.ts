@@ -67,12 +67,11 @@ const onService = (target: TargetName) =>
 
 /**
  * Writers of the mixed scenario: two in ten connections, at least one, so that writes are about
- * a tenth of the requests (issue 20). Each connection sends its next request when the last one is
- * answered, and a write waits for its commit as well as for the requests before it: about twice
- * as long as a read (13 against 6 ms). Three in ten were needed while a write also waited for the
- * turns of the event loop before and after it (four times as long as a read: 16 against 4 ms);
- * since requests are served in the order they came (`ServingQueue`), three in ten made writes
- * 17.5–24 % of the requests, and two in ten 10.5–11.5 %.
+ * a tenth of the requests, as the mixed goal describes. Each connection sends its next request
+ * when the last one is answered, and with requests served in the order they came
+ * (`ServingQueue`) a write waits for its commit as well as for the requests before it: about
+ * twice as long as a read (13 against 6 ms). So two in ten make writes 10.5–11.5 % of the
+ * requests, where three in ten make them 17.5–24 %.
  */
 const writers = (total: number) => Math.max(1, Math.round((total * 2) / 10))
 /**

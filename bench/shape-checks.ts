@@ -14,7 +14,7 @@ const MIXED_WRITE_SHARE = 0.09
 const isOnSqlite = (m: Measurement): boolean => m.target === 'uws' || m.target === 'node'
 
 /**
- * The goals of issue 20 for the service on SQLite (`uws`, `node`), those of its figures this run
+ * The list-shape and mixed goals for the service on SQLite (`uws`, `node`), those of its figures this run
  * measured: every list shape class p99 < 20 ms, the worst class's CPU ≤ 400 µs per request;
  * update p99 < 30 ms; in the mixed scenario the reads' p99 < 20 ms and at most 1.5x their p99
  * without writes (in the same round, the median over the rounds: `summariseMixed`), writes being

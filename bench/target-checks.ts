@@ -1,6 +1,6 @@
 import { peerOf, type Measurement, type TargetName } from './result-table.js'
 
-/** One target of issue 5, judged on one run. */
+/** One goal of the benchmark, judged on one run. */
 export interface Check {
   readonly target: TargetName
   readonly goal: string
@@ -14,9 +14,9 @@ const WRITE_SCENARIOS = ['create', 'update']
 const RSS_LIMIT_MB = 300
 
 /**
- * The goals of the issue, for the service on each transport: get by id at least 40 % of the
- * limit and 5x the peer; every list scenario 5x the peer with p99 under 20 ms; create and update
- * 1.5x the peer's create; peak resident set under 300 MB.
+ * The service's goals on SQLite, for each transport: get by id at least 40 % of the limit and
+ * 5x the peer; every list scenario 5x the peer with p99 under 20 ms; create and update 1.5x the
+ * peer's create; peak resident set under 300 MB.
  */
 export function checkTargets(measurements: readonly Measurement[]): Check[] {
   const find = (scenario: string, target: TargetName) =>
@@ -85,7 +85,7 @@ export function checkTargets(measurements: readonly Measurement[]): Check[] {
 }
 
 /**
- * What the shared limiter costs (issue 24): the service on PostgreSQL with its limits on Redis
+ * What the shared limiter costs: the service on PostgreSQL with its limits on Redis
  * (`pg-redis`, one Redis round trip per limited request) against the same service with limits
  * in process (`pg`), in CPU per request and req/s, scenario by scenario; and two instances
  * behind HAProxy (`pg-redis-2`) against one. Figures, not goals.
@@ -110,8 +110,8 @@ function sharedLimiterCost(measurements: readonly Measurement[]): Check[] {
 }
 
 /**
- * The goals of the PostgreSQL issue for the service on PostgreSQL, against the peer on
- * PostgreSQL: every list scenario 50x with p99 under 50 ms, get 2x, create 1.2x.
+ * The service's goals on PostgreSQL, against the peer on PostgreSQL: every list scenario 50x
+ * with p99 under 50 ms, get 2x, create 1.2x.
  */
 function checkPostgres(measurements: readonly Measurement[]): Check[] {
   const target = 'pg'

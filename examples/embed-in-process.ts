@@ -11,8 +11,8 @@ import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createBeneficiaryService } from '../core/index.js'
-import { openSqliteStorage } from '../adapters/sqlite/index.js'
+import { createBeneficiaryService } from 'beneficiary-service'
+import { openSqliteStorage } from 'beneficiary-service/sqlite'
 
 const folder = process.argv[2] === undefined ? await mkdtemp(join(tmpdir(), 'embed-')) : undefined
 const path = process.argv[2] ?? join(folder!, 'beneficiaries.sqlite')

@@ -13,9 +13,9 @@ import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createBeneficiaryService } from '../core/index.js'
-import { openSqliteStorage } from '../adapters/sqlite/index.js'
-import { startServer } from '../server/index.js'
+import { createBeneficiaryService } from 'beneficiary-service'
+import { openSqliteStorage } from 'beneficiary-service/sqlite'
+import { startServer } from 'beneficiary-service/server'
 
 const transport = process.argv[2] === 'node' ? 'node' : 'uws'
 const port = Number(process.env['PORT'] ?? '0')

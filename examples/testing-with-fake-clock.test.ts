@@ -11,8 +11,8 @@ import {
   FakeClock,
   type BeneficiaryService,
   type RequestContext,
-} from '../core/index.js'
-import { MemoryStorage } from '../adapters/memory/index.js'
+} from 'beneficiary-service'
+import { MemoryStorage } from 'beneficiary-service/memory'
 
 describe('a host application under test', () => {
   let clock: FakeClock

@@ -106,6 +106,8 @@ class RequestHandler {
   readonly #docs: DocsPage | undefined
   /** The routes this handler answers: the table less the metrics and docs it was not given. */
   readonly #served: readonly Route[]
+  /** The body of `GET /`: where the reference page and the OpenAPI document are. */
+  readonly #index: string
   #openApi: string | undefined
   /** The server's own answers, one per operation that has no policy in the core. */
   readonly #answers: Readonly<Record<ServerOperation, ServerAnswer>> = {
@@ -120,6 +122,7 @@ class RequestHandler {
     docs: (route, requestId, _request, [name]) =>
       this.#docs?.answer(name, plain(route.status, '', requestId)) ??
       httpError(404, 'not_found', 'No resource lives at this path.', requestId),
+    index: (route, requestId) => plain(route.status, this.#index, requestId),
   }
 
   constructor(service: BeneficiaryService, options: HandlerOptions) {
@@ -133,6 +136,12 @@ class RequestHandler {
         (route.operation !== 'docs' || this.#docs !== undefined),
     )
     this.#routes = new RouteTable(basePath, this.#served)
+    this.#index = JSON.stringify({
+      name: 'beneficiary-service',
+      ...(this.#docs !== undefined && { docs: '/docs' }),
+      openapi: `${basePath}/openapi.json`,
+      api: basePath === '' ? '/' : basePath,
+    })
     this.#clientIp = new ClientIpResolver(options.trustProxy ?? [])
     this.#logger = options.logger ?? noLogger
     this.#readiness = options.readiness ?? []

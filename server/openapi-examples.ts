@@ -103,7 +103,7 @@ export const REQUEST_EXAMPLES: Readonly<Partial<Record<OperationName, Json>>> = 
 
 /** The example of each operation's success body; `undefined` for an answer without one. */
 export const SUCCESS_EXAMPLES: Readonly<
-  Record<OperationName | Exclude<ServerOperation, 'docs'>, Json | undefined>
+  Record<OperationName | Exclude<ServerOperation, 'docs' | 'index'>, Json | undefined>
 > = {
   login: one('Token set', {
     access_token: ACCESS_TOKEN,

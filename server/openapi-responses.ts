@@ -40,7 +40,8 @@ export function successResponse(route: Route): Json {
     if (route.idempotencyKey) uses.push(['Idempotent-Replayed', true])
   }
   const operation = route.operation
-  const examples = operation === 'docs' ? undefined : SUCCESS_EXAMPLES[operation]
+  const examples =
+    operation === 'docs' || operation === 'index' ? undefined : SUCCESS_EXAMPLES[operation]
   return {
     description: route.status === 204 ? 'Done, no content.' : 'Success.',
     headers: headerObjects(uses),

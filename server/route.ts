@@ -16,9 +16,10 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 /**
  * The operations the server answers itself: no call to the service, no API token, no limit.
  * `metrics` is answered only when the server was given metrics (its route is left out else);
- * `docs` is the API reference page and its files.
+ * `docs` is the API reference page and its files; `index` is `GET /`, the links a person who
+ * opens the server's address needs.
  */
-export type ServerOperation = 'openapi' | 'health' | 'ready' | 'metrics' | 'docs'
+export type ServerOperation = 'openapi' | 'health' | 'ready' | 'metrics' | 'docs' | 'index'
 
 type ParamValues<Path extends string> = Path extends `${string}{${string}}${infer Rest}`
   ? [string, ...ParamValues<Rest>]
@@ -107,8 +108,9 @@ type ServerFacts<Path extends string> = RouteFacts<Path> & {
       }
     | {
         /**
-         * Left out of the OpenAPI document: the API reference page and its files, which are not
-         * part of the API they describe (as FastAPI and @fastify/swagger-ui leave theirs out).
+         * Left out of the OpenAPI document: the API reference page, its files and the index of
+         * `/`, which are for people and not part of the API they describe (as FastAPI and
+         * @fastify/swagger-ui leave theirs out).
          */
         readonly documented: false
         readonly response?: undefined

@@ -202,6 +202,17 @@ export const ROUTES: readonly Route[] = Object.freeze([
   }),
   defineServerRoute({
     method: 'GET',
+    path: '/',
+    operation: 'index',
+    versioned: false,
+    summary: 'Where to go from here: the reference page (when served) and the OpenAPI document.',
+    tag: 'service',
+    status: 200,
+    documented: false,
+    errors: [],
+  }),
+  defineServerRoute({
+    method: 'GET',
     path: '/healthz',
     operation: 'health',
     versioned: false,

@@ -78,7 +78,7 @@ const TRANSPORTS: Readonly<Record<TransportName, Transport>> = {
  * await server.close()
  *
  * @throws MissingPeerDependencyError when the `uws` transport is asked for and hyper-express is
- *   not installed (an optional peer dependency, with an `overrides` entry: see the README).
+ *   not installed (an optional peer dependency, with an `overrides` entry: see docs/embedding.md).
  * @throws TransportUnavailableError when the `uws` transport cannot load on this platform.
  * @throws Error as node:http's, on either transport, when it cannot listen: `EADDRINUSE` for a
  *   port in use by any process (the uws transport never shares a port).

@@ -1,15 +1,14 @@
 /**
  * The example's use of the typed client: page through every beneficiary of a server by
  * `links.next`, and count what the client did on its own on the way (logins, refreshes, waits
- * for `Retry-After`). A host application imports `beneficiary-service/client`; the example
- * imports the same file from the repository.
+ * for `Retry-After`). It imports the client by the package's name, as a host application does.
  */
 import {
   BeneficiaryClient,
   type BeneficiaryClientOptions,
   type ClientEvent,
   type ListQueryInput,
-} from '../../client/index.js'
+} from 'beneficiary-service/client'
 
 /** What paging through a list took. */
 export interface PagingReport {

@@ -10,9 +10,9 @@
  * outcome is not what the API promises.
  */
 import assert from 'node:assert/strict'
-import { openPostgresStorage } from '../../adapters/postgres/index.js'
-import { createBeneficiaryService, isDomainError } from '../../core/index.js'
-import { nodeSha256 } from '../../server/index.js'
+import { createBeneficiaryService, isDomainError } from 'beneficiary-service'
+import { openPostgresStorage } from 'beneficiary-service/postgres'
+import { nodeSha256 } from 'beneficiary-service/server'
 
 const connectionString = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
 

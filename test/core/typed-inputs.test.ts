@@ -31,7 +31,7 @@ const updateRequired: Equal<RequiredKeys<UpdateBeneficiaryBody>, never> = true
 const phoneClears: Equal<UpdateBeneficiaryBody['phone'], string | null | undefined> = true
 const pageAsGiven: Equal<ListQueryInput['page'], number | string | undefined> = true
 
-describe('typed inputs for embedders (issue 22, item 8)', () => {
+describe('typed inputs for embedders', () => {
   it('the static types state what the schemas require at run time', () => {
     assert.deepEqual(
       [createKeys, createRequired, updateRequired, phoneClears, pageAsGiven],

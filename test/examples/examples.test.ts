@@ -62,7 +62,7 @@ async function runUntilExit(
   return { code, stdout, stderr, lingerMs }
 }
 
-describe('examples run as the README shows them', () => {
+describe('examples run as docs/embedding.md shows them', () => {
   it('embed-in-process walks the whole life cycle against SQLite', async () => {
     const out = await runExample([example('embed-in-process.js')])
     assert.match(out, /created #1 Maria Rossi \(pending\)/)

@@ -42,7 +42,7 @@ async function freePorts(count: number): Promise<number[]> {
   return ports
 }
 
-describe('the scale-out example (issue 24)', async () => {
+describe('the scale-out example', async () => {
   const skip = haproxySkip() || (await postgresSkip()) || ((await redisSkipReason()) ?? false)
   const prefix = testKeyPrefix('scale_out')
   let database: TestDatabase | undefined

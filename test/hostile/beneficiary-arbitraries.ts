@@ -47,7 +47,7 @@ export function textArbitrary(
 }
 
 /**
- * What a name may not hold beyond D8's control characters (issue 21): the default-ignorable and
+ * What a name may not hold beyond D8's control characters: the default-ignorable and
  * format characters, private use, unassigned code points and line or paragraph separators;
  * written here from the decision, not taken from the product. Joiners are left out of the
  * generated names altogether.
@@ -72,7 +72,7 @@ const label = fc
 const topLabel = label.filter((text) => /^[A-Za-z]/.test(text))
 
 /**
- * An e-mail address of D8's syntax (issue 21): a dot-atom local part of at most 64 characters,
+ * An e-mail address of D8's syntax: a dot-atom local part of at most 64 characters,
  * two or more labels of letters, digits and hyphens (none at either end, the last starting with a
  * letter), at most 254 in all; sometimes with spaces around it, which D8 trims.
  */

@@ -102,7 +102,7 @@ const NAME_BREAKS = [
   'Mario\u007f',
   'Ma\ud800rio',
   '\u0085Mario',
-  // D8 (issue 21): a name holds a letter, and nothing invisible that disguises it.
+  // D8: a name holds a letter, and nothing invisible that disguises it.
   '\u200b',
   '\u200b\u200b\u200b',
   'Ma\u202erio',
@@ -179,7 +179,7 @@ const BREAKS: fc.Arbitrary<Break> = fc.oneof(
       `${'a'.repeat(250)}@example.org`,
       'mario@exa\u2003mple.org',
       'mario\n@example.org',
-      // A dot-atom local part and LDH labels (issue 21).
+      // D8: a dot-atom local part and LDH labels.
       'a@b.co<script>',
       'a@-b.co',
       '.a@b.co',

@@ -726,9 +726,9 @@ for (const transport of ['uws', 'node'] as const satisfies readonly TransportNam
               transport === 'uws' &&
               (tooMany || (split && bytes.length > 4096) || bytes.length > 100 * 1024)
             ) {
-              // Measured limits of the uWS build (README): more than 48 fields are never handed
-              // over (its idle timeout closes the connection); a head over 4 KiB split over reads
-              // is closed, and one too large for a read reset, without an answer.
+              // Measured limits of the uWS build (docs/security.md): more than 48 fields are
+              // never handed over (its idle timeout closes the connection); a head over 4 KiB
+              // split over reads is closed, and one too large for a read reset, without an answer.
               assert.equal(answer, undefined, `${context}: ${received.slice(0, 80)}`)
               return
             }

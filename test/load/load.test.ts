@@ -19,7 +19,7 @@ import { leastSquaresSlope, median, percentile } from './load-statistics.js'
 import { runOpenLoop, runPacedSequence } from './paced-run.js'
 import { ServeChild } from './serve-child.js'
 
-// The short form runs in `npm test`; TEST_LONG=1 selects the long one of issue 7.
+// The short form runs in `npm test`; TEST_LONG=1 (npm run test:long) selects the long one.
 const LONG = process.env['TEST_LONG'] === '1'
 const MIB = 1024 * 1024
 // Growth of the resident set after the warm-up that counts as a leak: the least-squares trend
@@ -103,7 +103,7 @@ interface RunResult {
   stored: Map<number, { detail: Record<string, unknown> | undefined; history: number }>
 }
 
-describe(`the server under a paced load of ${PLAN.clients} clients for ${PLAN.seconds} s (issue 7, load)`, () => {
+describe(`the server under a paced load of ${PLAN.clients} clients for ${PLAN.seconds} s (load)`, () => {
   let directory = ''
   let server: ServeChild | undefined
   const actors: LoadActor[] = []

@@ -19,7 +19,7 @@ import {
 } from './multi-assertions.js'
 
 /**
- * D30, D31 (issue 24): three `serve` processes on one PostgreSQL database and one Redis behave
+ * D30, D31: three `serve` processes on one PostgreSQL database and one Redis behave
  * as one service. Requests are spread round-robin, as a balancer would; each case uses clients
  * and client addresses of its own, so that no case waits for a limit window to pass.
  */

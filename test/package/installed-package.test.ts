@@ -64,7 +64,7 @@ async function fails(
 /** The README's embedding program, and the two lines that swap its storage for SQLite. */
 function readmeProgram(): { memory: string; sqlite: string } {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-  const section = readme.slice(readme.indexOf('\n### A first program\n'))
+  const section = readme.slice(readme.indexOf('\n## Embedding in ten lines\n'))
   const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!)
   const [memory, swap] = blocks
   assert.ok(memory !== undefined && swap !== undefined, 'the README has the program and the swap')
@@ -117,10 +117,10 @@ describe('the packed package, installed into host applications', () => {
 
   after(() => rmSync(scratch, { recursive: true, force: true }))
 
-  it('the tarball holds the compiled library, its types and documents: no tests, bench, examples or build info', () => {
+  it('the tarball holds the compiled library, its types and documents, licence and changelog: no tests, bench, examples or build info', () => {
     const paths = packed.files.map((file) => file.path)
     const allowed =
-      /^(package\.json|README\.md|LICENSE|core\/ports\/README\.md|adapters\/[a-z]+\/README\.md|docs\/[a-z-]+\.md|dist\/(core|adapters|server|client)\/.+\.(js|d\.ts))$/
+      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|core\/ports\/README\.md|adapters\/[a-z]+\/README\.md|docs\/[a-z-]+\.md|dist\/(core|adapters|server|client)\/.+\.(js|d\.ts))$/
     assert.deepEqual(
       paths.filter((path) => !allowed.test(path)),
       [],
@@ -134,6 +134,9 @@ describe('the packed package, installed into host applications', () => {
       }
     }
     assert.ok(paths.includes('dist/server/cli.js'), 'the CLI')
+    for (const document of ['README.md', 'LICENSE', 'CHANGELOG.md']) {
+      assert.ok(paths.includes(document), document)
+    }
   })
 
   it('installs with plain npm install: no driver, nothing native, nothing built', () => {
@@ -149,6 +152,20 @@ describe('the packed package, installed into host applications', () => {
     writeFileSync(join(memoryHost, 'example.mjs'), readmeProgram().memory)
     assert.equal(await node(memoryHost, 'example.mjs'), '1 1\n')
     assert.equal(await node(memoryHost, 'example.mjs'), '1 1\n')
+  })
+
+  it("runs the fake-clock example as the host's own test suite, through the package's names", async () => {
+    // The compiled example as it is: it imports nothing but the package's entry points.
+    const compiled = join(ROOT, 'dist/examples/testing-with-fake-clock.test.js')
+    const copy = join(memoryHost, 'testing-with-fake-clock.test.mjs')
+    writeFileSync(
+      copy,
+      readFileSync(compiled, 'utf8').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n'),
+    )
+    assert.doesNotMatch(readFileSync(copy, 'utf8'), /from '\.\.?\//)
+    const report = await node(memoryHost, '--test', '--test-reporter=tap', copy)
+    assert.match(report, /^# pass 2$/m)
+    assert.match(report, /^# fail 0$/m)
   })
 
   it('names the packages to install for a part whose drivers are missing, and serves over node:http', async () => {
@@ -212,15 +229,15 @@ console.log(JSON.stringify(seen))
     )
   })
 
-  it('with better-sqlite3, kysely and hyper-express (and the README override) installed: SQLite, uws, the CLI and the types', async (t) => {
+  it('with better-sqlite3, kysely and hyper-express (and the override of the manual) installed: SQLite, uws, the CLI and the types', async (t) => {
     // Verbatim: node_modules/.bin links relatively, and must point into the new host.
     cpSync(memoryHost, sqliteHost, { recursive: true, verbatimSymlinks: true })
     const hostManifest = join(sqliteHost, 'package.json')
-    // The override exactly as the README tells hosts to add it.
+    // The override exactly as docs/embedding.md tells hosts to add it.
     const block = /```json\n"overrides": (\{[\s\S]*?\})\n```/.exec(
-      readFileSync(join(ROOT, 'README.md'), 'utf8'),
+      readFileSync(join(ROOT, 'docs/embedding.md'), 'utf8'),
     )
-    assert.ok(block !== null, 'the README shows the override')
+    assert.ok(block !== null, 'docs/embedding.md shows the override')
     const overrides = JSON.parse(block[1]!) as Record<string, string>
     writeFileSync(
       hostManifest,

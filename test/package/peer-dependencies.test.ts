@@ -18,7 +18,8 @@ interface Manifest {
 
 const root = new URL('../../../', import.meta.url)
 const manifest = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as Manifest
-const readme = readFileSync(new URL('README.md', root), 'utf8')
+/** Where a host is told what to install: the embedding page of the manual. */
+const guide = readFileSync(new URL('docs/embedding.md', root), 'utf8')
 
 /** Every part of the code that loads a package the host installs, with what it names. */
 const PARTS: Readonly<Record<string, readonly PeerPackage[]>> = {
@@ -47,15 +48,15 @@ describe('the drivers a host installs', () => {
     assert.equal(manifest.dependencies['uWebSockets.js'], undefined)
   })
 
-  it('are installed by the commands the README gives, and uws with the override it gives', () => {
+  it('are installed by the commands docs/embedding.md gives, and uws with the override it gives', () => {
     for (const peers of [SQLITE_PEERS, POSTGRES_PEERS, REDIS_PEERS]) {
       const command = `npm install ${peers.map((peer) => `"${peer.name}@${peer.range}"`).join(' ')}`
-      assert.ok(readme.includes(command), `the README shows ${command}`)
+      assert.ok(guide.includes(command), `docs/embedding.md shows ${command}`)
     }
     const hyperExpress = UWS_PEERS[0]!
-    assert.ok(readme.includes(`npm install ${hyperExpress.name}@${hyperExpress.range}`))
+    assert.ok(guide.includes(`npm install ${hyperExpress.name}@${hyperExpress.range}`))
     assert.deepEqual(manifest.overrides, UWS_OVERRIDE)
     const [name, spec] = Object.entries(UWS_OVERRIDE)[0]!
-    assert.ok(readme.includes(`"overrides": {\n  "${name}": "${spec}"\n}`), 'the README override')
+    assert.ok(guide.includes(`"overrides": {\n  "${name}": "${spec}"\n}`), 'the override')
   })
 })

@@ -58,10 +58,31 @@ describe('probes and routing', () => {
     assert.equal(errorOf(ready), 'service_unavailable')
   })
 
+  it('answers GET / with where to go: the reference page when served, and the OpenAPI document', async () => {
+    const { handler, service } = await createTestHandler()
+    const plain = await send(handler, 'GET', '/')
+    assert.equal(plain.status, 200)
+    assert.deepEqual(plain.json, {
+      name: 'beneficiary-service',
+      openapi: '/v3/openapi.json',
+      api: '/v3',
+    })
+    assert.equal(plain.headers['ratelimit'], undefined)
+    const withDocs = createHandler(service, { docs: true, basePath: '/api/v3' })
+    assert.deepEqual((await send(withDocs, 'GET', '/')).json, {
+      name: 'beneficiary-service',
+      docs: '/docs',
+      openapi: '/api/v3/openapi.json',
+      api: '/api/v3',
+    })
+    const refused = await send(handler, 'POST', '/')
+    assert.equal(refused.status, 405)
+    assert.equal(refused.headers['allow'], 'GET, HEAD')
+  })
+
   it('D12: an unknown path is 404 with the standard error body', async () => {
     const { handler } = await createTestHandler()
     for (const path of [
-      '/',
       '/v3',
       '/v3/',
       '/v3/beneficiaries/',
