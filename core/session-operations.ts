@@ -139,7 +139,7 @@ export class SessionOperations {
               : undefined
           if (session?.id !== claims.sid) {
             throw new ValidationError([
-              { field: 'refresh_token', message: 'does not belong to this session' },
+              { field: 'refresh_token', message: 'does not belong to this login session' },
             ])
           }
         }

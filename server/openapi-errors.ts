@@ -114,7 +114,7 @@ const USUAL: Partial<Record<ErrorStatus, readonly WireErrorCode[]>> = {
 const DETAILS: Partial<Record<OperationName, readonly FieldProblem[]>> = {
   login: [{ field: 'client_secret', message: 'is required' }],
   refresh: [{ field: 'refresh_token', message: 'is required' }],
-  logout: [{ field: 'refresh_token', message: 'does not belong to this session' }],
+  logout: [{ field: 'refresh_token', message: 'does not belong to this login session' }],
   list: [
     { field: 'per_page', message: 'must be at most 100' },
     { field: 'created_from', message: 'must be a real calendar date written YYYY-MM-DD' },

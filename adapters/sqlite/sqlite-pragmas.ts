@@ -1,6 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { SqliteConfig } from './sqlite-config.js'
-import type Database from 'better-sqlite3'
 
 /**
  * The connection settings of {@link SqliteConfig}: everything but the path, whether to create
@@ -66,7 +65,7 @@ function wholeNumber(name: string, value: number | undefined, fallback: number):
  * 10–20 µs of a list request each time. The list queries choose their plans themselves (see
  * `SqliteBeneficiaryList`) and the row counts of `sqlite_stat1` stay, so nothing is lost.
  */
-export function dropStat4Samples(db: Database.Database): void {
+export function dropStat4Samples(db: BetterSqlite3.Database): void {
   const hasTable = db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat4'").get()
   if (hasTable === undefined || db.prepare('SELECT 1 FROM sqlite_stat4').get() === undefined) return
   db.exec('DELETE FROM sqlite_stat4')

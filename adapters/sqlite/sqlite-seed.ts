@@ -1,8 +1,11 @@
 import { sql } from 'kysely'
 import type { NewBeneficiary } from '../../core/ports/beneficiary-store.js'
-import { toColumns } from './writes/sqlite-beneficiary-columns.js'
-import { nameKeys, type NameKeys } from './writes/sqlite-beneficiary-columns.js'
-import { prepareWriteStatements } from './writes/sqlite-beneficiary-columns.js'
+import {
+  toColumns,
+  nameKeys,
+  type NameKeys,
+  prepareWriteStatements,
+} from './writes/sqlite-beneficiary-columns.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import { SqliteCounters } from './writes/sqlite-counters.js'
 import { dropStat4Samples } from './sqlite-pragmas.js'

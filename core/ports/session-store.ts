@@ -3,7 +3,7 @@
  * tokens are not rotated, so a session has exactly one, stored only as a hash.
  */
 export interface SessionRecord {
-  /** The `sid` claim of every access token issued in this session. */
+  /** The `sid` claim of every access token issued in this login session. */
   readonly id: string
   readonly client_id: string
   /** SHA-256 of the refresh token, base64url. */

@@ -7,8 +7,7 @@ import type {
 } from '../../../core/ports/session-store.js'
 import type { SqliteActiveTokens } from './sqlite-active-tokens.js'
 import type { SqliteWrites } from '../threads/sqlite-writer-protocol.js'
-import { translateStorageFailure } from '../sqlite-query.js'
-import { queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
+import { translateStorageFailure, queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
 import type { SessionRow } from '../sqlite-schema.js'
 
 type StoredRow = Selectable<SessionRow>

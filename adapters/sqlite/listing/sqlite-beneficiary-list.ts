@@ -5,8 +5,14 @@ import { SqliteCounterMirror } from './sqlite-counter-mirror.js'
 import type { SqliteDataVersion } from '../sqlite-data-version.js'
 import { SqliteListItems } from './sqlite-list-items.js'
 import { SqliteListNameRange } from './sqlite-list-name-range.js'
-import { choosePlan, fromNearerEnd, type Seek, type Shape } from './sqlite-list-plan.js'
-import { NO_LOWER, NO_UPPER } from './sqlite-list-plan.js'
+import {
+  choosePlan,
+  fromNearerEnd,
+  type Seek,
+  type Shape,
+  NO_LOWER,
+  NO_UPPER,
+} from './sqlite-list-plan.js'
 import { SqliteListSearch } from './sqlite-list-search.js'
 import { DEEP_OFFSET, SqliteListSeek } from './sqlite-list-seek.js'
 import { SqliteListTotals } from './sqlite-list-totals.js'

@@ -2,10 +2,9 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { sql, type Compilable, type RawBuilder, type SelectQueryBuilder } from 'kysely'
 import type { BeneficiarySummary, SortField } from '../../../core/beneficiary.js'
 import { SUMMARY_COLUMNS, summaryOf } from '../writes/sqlite-beneficiary-columns.js'
-import type { Shape } from './sqlite-list-plan.js'
+import { type Shape, unindexed } from './sqlite-list-plan.js'
 import { queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
 import type { SqliteSchema } from '../sqlite-schema.js'
-import { unindexed } from './sqlite-list-plan.js'
 
 /** Prepared page queries kept at most (shapes × page sizes); past it they are prepared anew. */
 const MAX_ITEMS_QUERIES = 1024

@@ -5,10 +5,9 @@ import type { ListQuery } from '../../../core/ports/beneficiary-store.js'
 import { SUMMARY_COLUMNS, summaryOf } from '../writes/sqlite-beneficiary-columns.js'
 import type { SqliteCounterMirror } from './sqlite-counter-mirror.js'
 import { NAME_BLOCK_SIZE } from '../writes/sqlite-counters.js'
-import { isDayBound } from './sqlite-list-plan.js'
+import { isDayBound, unindexed } from './sqlite-list-plan.js'
 import { idsFollowDays } from './sqlite-list-totals.js'
 import { queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
-import { unindexed } from './sqlite-list-plan.js'
 
 /** A name of the order: sort key and raw name, all of whose records sort together by id. */
 type Name = readonly [sortKey: string, rawName: string]

@@ -3,11 +3,9 @@ import { sql } from 'kysely'
 import type { BeneficiarySummary } from '../../../core/beneficiary.js'
 import type { ListQuery, Page } from '../../../core/ports/beneficiary-store.js'
 import type { SqliteListItems } from './sqlite-list-items.js'
-import { fromNearerEnd, type Shape } from './sqlite-list-plan.js'
-import { NO_LOWER, NO_UPPER } from './sqlite-list-plan.js'
+import { fromNearerEnd, type Shape, NO_LOWER, NO_UPPER, unindexed } from './sqlite-list-plan.js'
 import type { SqliteListTotals } from './sqlite-list-totals.js'
 import { queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
-import { unindexed } from './sqlite-list-plan.js'
 
 type Count = SqliteQuery<{ n: number }>
 

@@ -3,8 +3,7 @@ import { DAY_MS } from '../../../core/time.js'
 import type { CountedKeys, FoundBucket } from './sqlite-counted-keys.js'
 import type { SqliteCounterMirror } from './sqlite-counter-mirror.js'
 import { BLOCK_SIZE, NAME_BLOCK_SIZE } from '../writes/sqlite-counters.js'
-import type { PageRead, Seek } from './sqlite-list-plan.js'
-import { isDayBound } from './sqlite-list-plan.js'
+import { type PageRead, type Seek, isDayBound } from './sqlite-list-plan.js'
 import { dayIndexes, idsFollowDays } from './sqlite-list-totals.js'
 
 /** Below this offset a plain OFFSET is cheaper than finding the page through the counters. */

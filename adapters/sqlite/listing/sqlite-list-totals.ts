@@ -4,9 +4,8 @@ import { DAY_MS } from '../../../core/time.js'
 import type { CountedKeys } from './sqlite-counted-keys.js'
 import type { SqliteCounterMirror } from './sqlite-counter-mirror.js'
 import type { SqliteDataVersion } from '../sqlite-data-version.js'
-import { NO_LOWER, NO_UPPER } from './sqlite-list-plan.js'
+import { NO_LOWER, NO_UPPER, unindexed } from './sqlite-list-plan.js'
 import { queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
-import { unindexed } from './sqlite-list-plan.js'
 
 /**
  * Totals (and searches' known places, `SqliteListSearch`) remembered at most between two changes

@@ -29,8 +29,7 @@ import {
   recordOf,
   toColumns,
 } from './sqlite-beneficiary-columns.js'
-import { nameKeys, type NameKeys } from './sqlite-beneficiary-columns.js'
-import { prepareWriteStatements } from './sqlite-beneficiary-columns.js'
+import { nameKeys, type NameKeys, prepareWriteStatements } from './sqlite-beneficiary-columns.js'
 import type { SqliteWrites } from '../threads/sqlite-writer-protocol.js'
 import type { BeneficiaryRow } from '../sqlite-schema.js'
 
