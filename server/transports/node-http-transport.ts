@@ -13,6 +13,7 @@ import { refusalResponse, type ApiHandler, type TransportRefusal } from '../hand
 import { AnswerBatch } from './answer-batch.js'
 import { Drain } from './drain.js'
 import { rawResponse } from './raw-response.js'
+import { RefusedBody } from './refused-body.js'
 import { ServingQueue } from './serving-queue.js'
 import {
   FAILED_ANSWER,
@@ -27,15 +28,17 @@ import {
 
 /**
  * The node:http transport (node:https with TLS files): no native dependency, for platforms where
- * uWebSockets.js cannot load. Bodies are read up to the cap and a 413 is answered as soon as it
- * is passed, the rest being discarded by Node as it arrives; a body that has not arrived
- * `requestTimeoutMs` after its headers is answered with a 408, as over uws, and more than
- * `MAX_HEADER_FIELDS` header fields with a 431. What Node's parser refuses before there is a
- * request (malformed HTTP or ambiguous framing, a head over `MAX_HEADER_BYTES`, headers slower
- * than `headersTimeoutMs`) is answered in the standard error body too (400, 431, 408), and the
- * connection closed. Requests read whole are served in the order they came, a slice of the event
- * loop at a time, and the answers of a slice written together (see `ServingQueue` and
- * `AnswerBatch`).
+ * uWebSockets.js cannot load. Bodies are read up to the cap; past it (or announced past it), and
+ * after more than `MAX_HEADER_FIELDS` header fields (431), the rest of the body is read and
+ * dropped within `DRAIN_BYTES` and `requestTimeoutMs` before the answer closes the connection,
+ * so that a client still sending reads its answer rather than a reset. A body that has not
+ * arrived `requestTimeoutMs` after its headers is answered with a 408, as over uws. What Node's
+ * parser refuses before there is a request (malformed HTTP or ambiguous framing, a head over
+ * `MAX_HEADER_BYTES`, headers slower than `headersTimeoutMs`) is answered in the standard error
+ * body too (400, 431, 408), and the connection half-closed, then closed once the client has
+ * stopped sending (within the same bounds). Requests read whole are served in the order they
+ * came, a slice of the event loop at a time, and the answers of a slice written together (see
+ * `ServingQueue` and `AnswerBatch`).
  */
 export const listenNodeHttp: Transport = async (handler, options) => {
   const tls =
@@ -81,8 +84,9 @@ class NodeHttpTransport {
     this.#bodyTimeoutMs = options.requestTimeoutMs ?? TRANSPORT_DEFAULTS.requestTimeoutMs
     const headersTimeout = options.headersTimeoutMs ?? TRANSPORT_DEFAULTS.headersTimeoutMs
     const serverOptions = {
-      // Node's whole-request limit only backs up the body timer of #collect, which answers first.
-      requestTimeout: headersTimeout + this.#bodyTimeoutMs + 1_000,
+      // Node's whole-request limit only backs up the body timer of #collect and the reading of a
+      // refused body after it (#dropRest), which answer first.
+      requestTimeout: headersTimeout + 2 * this.#bodyTimeoutMs + 1_000,
       headersTimeout,
       keepAliveTimeout: 5_000,
       // How often Node checks the two timeouts above; finer than its 30 s default.
@@ -129,18 +133,21 @@ class NodeHttpTransport {
     const headers = req.headers
     const length = headers['content-length']
     const coding = headers['transfer-encoding']
-    if (req.rawHeaders.length > 2 * MAX_HEADER_FIELDS) {
-      const refused = refusalResponse('headers_too_large')
-      this.#answers.add(() => this.#write(res, refused, true))
-    } else if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
+    if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
       // Node frames `gzip, chunked` by its last coding and hands the body over still coded;
-      // as over uws, a coding other than chunked alone is refused (RFC 9112, 6.1).
+      // as over uws, a coding other than chunked alone is refused (RFC 9112, 6.1), at once.
       const refused = refusalResponse('framing')
       this.#answers.add(() => this.#write(res, refused, true))
+    } else if (req.rawHeaders.length > 2 * MAX_HEADER_FIELDS) {
+      const refused = refusalResponse('headers_too_large')
+      this.#dropRest(req, () => this.#answers.add(() => this.#write(res, refused, true)))
     } else if (length === undefined ? headers['transfer-encoding'] === undefined : length === '0') {
       this.#queue.add({ req, res, body: undefined, receivedAt })
     } else if (Number(length) > this.#cap) {
-      void this.#dispatch(req, res, undefined, 'too_large', receivedAt)
+      const refuse = (): void => void this.#dispatch(req, res, undefined, 'too_large', receivedAt)
+      // A client that asked to be told before it sends (100-continue) is told at once.
+      if (headers.expect?.toLowerCase() === '100-continue') refuse()
+      else this.#dropRest(req, refuse)
     } else {
       this.#collect(req, res, receivedAt)
     }
@@ -162,7 +169,7 @@ class NodeHttpTransport {
         refused = true
         clearTimeout(timer)
         chunks.length = 0
-        void this.#dispatch(req, res, undefined, 'too_large', receivedAt)
+        this.#dropRest(req, () => void this.#dispatch(req, res, undefined, 'too_large', receivedAt))
       } else {
         chunks.push(chunk)
       }
@@ -176,6 +183,19 @@ class NodeHttpTransport {
     })
     // A client that leaves mid-body ends nothing: only its timer remains, and it must not run.
     req.once('close', () => clearTimeout(timer))
+  }
+
+  /**
+   * Reads and drops the rest of a refused body (`RefusedBody`), then runs `answer`, which closes
+   * the connection: once the body has ended, the client reads its answer rather than a reset.
+   */
+  #dropRest(req: IncomingMessage, answer: () => void): void {
+    const rest = new RefusedBody(answer, this.#bodyTimeoutMs)
+    req.on('data', (chunk: Buffer) => rest.take(chunk.length, false))
+    req.once('end', () => rest.end())
+    // A client that left has nothing more to send, nor to read.
+    req.once('close', () => rest.end())
+    req.resume()
   }
 
   async #dispatch(
@@ -233,8 +253,15 @@ class NodeHttpTransport {
     }
     const response = refusalResponse(REFUSAL_BY_CODE.get(error.code) ?? 'malformed')
     if (pending === null || pending === undefined) {
-      socket.write(rawResponse(response))
-      socket.destroy()
+      // Answered and half-closed, then what the client still sends is read and dropped
+      // (`RefusedBody`) until it closes too: a socket closed with bytes unread is reset, and the
+      // answer lost with them. Node's parser, failed, is given nothing more.
+      socket.removeAllListeners('data')
+      const rest = new RefusedBody(() => socket.destroy(), this.#bodyTimeoutMs)
+      socket.on('data', (chunk: Buffer) => rest.take(chunk.length, false))
+      socket.once('end', () => rest.end())
+      socket.end(rawResponse(response))
+      socket.resume()
     } else if (!pending.headersSent && !pending.req.complete) {
       this.#write(pending, response, true)
     } else {
