@@ -110,6 +110,10 @@ const TIMED_OUT = Symbol('timed out')
  * connection meanwhile; and its connection is not read again until it is answered, so that a
  * request pipelined behind it in a later read waits, and is answered in its turn.
  *
+ * Methods: this uWS build routes nine (GET, POST, HEAD, PUT, DELETE, CONNECT, OPTIONS, TRACE,
+ * PATCH; its `any` is these) and closes the connection, without an answer, on any other
+ * (`PROPFIND`, `FOO`); the node transport answers those with 405 and `Allow`.
+ *
  * It listens on its port alone (`listenExclusively`): a port in use fails with `EADDRINUSE`, as
  * over node:http. `close()` closes the connections left idle too, so that a process that closed
  * its server can exit at once rather than when their clients time out.

@@ -36,7 +36,9 @@ import {
  * parser refuses before there is a request (malformed HTTP or ambiguous framing, a head over
  * `MAX_HEADER_BYTES`, headers slower than `headersTimeoutMs`) is answered in the standard error
  * body too (400, 431, 408), and the connection half-closed, then closed once the client has
- * stopped sending (within the same bounds). Requests read whole are served in the order they
+ * stopped sending (within the same bounds); a method that parser does not know (`FOO`), and a
+ * CONNECT, are answered by the handler there, as every other method is (405 with `Allow` on a
+ * known path, 404 elsewhere). Requests read whole are served in the order they
  * came, a slice of the event loop at a time, and the answers of a slice written together (see
  * `ServingQueue` and `AnswerBatch`).
  */
@@ -107,6 +109,10 @@ class NodeHttpTransport {
     this.#server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
       this.#refuse(error, socket),
     )
+    // Without a listener Node closes a CONNECT's connection without a word.
+    this.#server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+      void this.#answerBare(req.method ?? 'CONNECT', req.url ?? '', req.headers, socket)
+    })
     this.#server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
       // Refusing an oversized body before the client sends it, rather than after.
       if (!(Number(req.headers['content-length']) > this.#cap)) res.writeContinue()
@@ -251,22 +257,65 @@ class NodeHttpTransport {
       socket.destroy()
       return
     }
-    const response = refusalResponse(REFUSAL_BY_CODE.get(error.code) ?? 'malformed')
     if (pending === null || pending === undefined) {
-      // Answered and half-closed, then what the client still sends is read and dropped
-      // (`RefusedBody`) until it closes too: a socket closed with bytes unread is reset, and the
-      // answer lost with them. Node's parser, failed, is given nothing more.
-      socket.removeAllListeners('data')
-      const rest = new RefusedBody(() => socket.destroy(), this.#bodyTimeoutMs)
-      socket.on('data', (chunk: Buffer) => rest.take(chunk.length, false))
-      socket.once('end', () => rest.end())
-      socket.end(rawResponse(response))
-      socket.resume()
+      // A method Node's parser does not know is the handler's to answer (405 with Allow on a
+      // known path, 404 elsewhere), as every method is over HTTP (RFC 9110, 9.1).
+      const line = error.code === 'HPE_INVALID_METHOD' ? requestLine(error) : undefined
+      if (line === undefined) {
+        const refusal = REFUSAL_BY_CODE.get(error.code) ?? 'malformed'
+        this.#closeAfter(socket, rawResponse(refusalResponse(refusal)))
+      } else {
+        void this.#answerBare(line.method, line.target, {}, socket)
+      }
     } else if (!pending.headersSent && !pending.req.complete) {
+      const response = refusalResponse(REFUSAL_BY_CODE.get(error.code) ?? 'malformed')
       this.#write(pending, response, true)
     } else {
       socket.destroy()
     }
+  }
+
+  /**
+   * Answers, through the handler, a request Node hands over without a response object (CONNECT,
+   * or a method its parser does not know), on the bare socket, and closes the connection.
+   */
+  async #answerBare(
+    method: string,
+    target: string,
+    headers: IncomingMessage['headers'],
+    socket: Duplex,
+  ): Promise<void> {
+    const mark = target.indexOf('?')
+    let response: ApiResponse
+    try {
+      response = await this.#handler({
+        method,
+        path: mark === -1 ? target : target.slice(0, mark),
+        query: mark === -1 ? '' : target.slice(mark + 1),
+        headers: headers as Record<string, string | undefined>,
+        body: undefined,
+        remoteAddress: (socket as Duplex & { remoteAddress?: string }).remoteAddress ?? '',
+        receivedAt: performance.now(),
+      })
+    } catch {
+      response = FAILED_ANSWER
+    }
+    if (socket.writable) this.#closeAfter(socket, rawResponse(response))
+    else socket.destroy()
+  }
+
+  /**
+   * Writes `answer` on a bare socket and half-closes it, then reads and drops what the client
+   * still sends (`RefusedBody`) until it closes too: a socket closed with bytes unread is reset,
+   * and the answer lost with them. Node's parser, done with the connection, is given nothing.
+   */
+  #closeAfter(socket: Duplex, answer: Buffer): void {
+    socket.removeAllListeners('data')
+    const rest = new RefusedBody(() => socket.destroy(), this.#bodyTimeoutMs)
+    socket.on('data', (chunk: Buffer) => rest.take(chunk.length, false))
+    socket.once('end', () => rest.end())
+    socket.end(answer)
+    socket.resume()
   }
 
   async #close(graceMs: number): Promise<void> {
@@ -290,3 +339,26 @@ const REFUSAL_BY_CODE: ReadonlyMap<string | undefined, TransportRefusal> = new M
   ['HPE_INVALID_CONTENT_LENGTH', 'framing'],
   ['HPE_INVALID_TRANSFER_ENCODING', 'framing'],
 ])
+
+/** The longest method a request line may name for the handler to answer it. */
+const MAX_METHOD_LENGTH = 32
+
+/** A request line: a method token (RFC 9110, 9.1), a target, and the HTTP/1.x version. */
+const REQUEST_LINE = new RegExp(
+  `^([!#$%&'*+.^_\`|~0-9A-Za-z-]{1,${MAX_METHOD_LENGTH}}) ([!-~]+) HTTP/1\\.[01]\r?\n`,
+)
+
+/**
+ * The method and target of the request whose method Node's parser refused, read from the bytes
+ * it was parsing (`rawPacket`, the failure at `bytesParsed`); `undefined` when they do not hold
+ * a whole request line.
+ */
+function requestLine(
+  error: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number },
+): { method: string; target: string } | undefined {
+  const packet = error.rawPacket
+  if (packet === undefined) return undefined
+  const start = packet.lastIndexOf(10, Math.max(0, (error.bytesParsed ?? 0) - 1)) + 1
+  const match = REQUEST_LINE.exec(packet.toString('latin1', start, start + 8192))
+  return match === null ? undefined : { method: match[1]!, target: match[2]! }
+}

@@ -19,6 +19,19 @@ import { OpenApiResponseValidator } from '../openapi-validator.js'
 import { createWorld, delegateTo, MARIO, type World } from '../server-fixtures.js'
 
 const MIB = 1024 * 1024
+
+/** The methods the uWebSockets.js build routes (its `any` is these); it closes on any other. */
+const UWS_ROUTED_METHODS: readonly string[] = [
+  'GET',
+  'POST',
+  'HEAD',
+  'PUT',
+  'DELETE',
+  'CONNECT',
+  'OPTIONS',
+  'TRACE',
+  'PATCH',
+]
 const REQUEST_TIMEOUT_MS = 800
 
 /** A fetch answer in the handler's terms, with the JSON body parsed. */
@@ -287,6 +300,26 @@ export function transportSuite(transport: TransportName): void {
       const wrong = await wire(main, 'PATCH', '/v3/beneficiaries/1', { token, body: {} })
       assert.equal(wrong.status, 405)
       assert.equal(wrong.headers['allow'], 'GET, HEAD, PUT, DELETE')
+    })
+
+    it('D12: every method on a known path is 405 with Allow in the standard body; over uws, the methods its build routes', async () => {
+      for (const method of [...UWS_ROUTED_METHODS, 'PROPFIND', 'FOO', 'get', 'M-SEARCH', 'X']) {
+        if (['GET', 'HEAD', 'PUT', 'DELETE'].includes(method)) continue
+        const text = `${method} /v3/beneficiaries/1 HTTP/1.1\r\nHost: localhost\r\n\r\n`
+        const answer = await rawExchange(main, text, { waitForClose: false })
+        if (transport === 'uws' && !UWS_ROUTED_METHODS.includes(method)) {
+          // uWebSockets.js 20.30 routes nine methods and closes the connection on any other.
+          assert.equal(answer, '', method)
+          continue
+        }
+        assertRefusal(answer, 405, 'method_not_allowed', method)
+        assert.match(answer, /\r\nallow: GET, HEAD, PUT, DELETE\r\n/i, method)
+      }
+      const elsewhere = await rawExchange(main, 'FOO /v3/nothing HTTP/1.1\r\nHost: x\r\n\r\n', {
+        waitForClose: true,
+      })
+      if (transport === 'node') assertRefusal(elsewhere, 404, 'not_found')
+      assert.equal((await wire(main, 'GET', '/healthz')).status, 200)
     })
 
     it('D22, D23: Idempotent-Replayed, ETag and a 412 for a stale If-Match', async () => {
