@@ -501,6 +501,26 @@ function attackSuite(name: string, options: SurfaceOptions): void {
       assert.equal((await surface(bearer(token))).status, 200)
     })
 
+    it("D3, D6: a token signed with the genuine key whose sid is another client's session is 401 invalid_token: sid is bound to sub", async () => {
+      const other = await world.service.clients.create({ name: 'Other', scopes: ['read'] })
+      const { value } = await world.service.login(
+        { ip: '192.0.2.2' },
+        { client_id: other.client_id, client_secret: other.client_secret },
+      )
+      const otherSid = decodeJwt(value.access_token)['sid']
+      const theirs = await surface(bearer(await world.forge.sign({ claims: { sid: otherSid } })))
+      assert.equal(theirs.status, 401)
+      assert.equal(theirs.error, 'invalid_token')
+      const mine = await surface(
+        bearer(await world.forge.sign({ claims: { sub: other.client_id } })),
+      )
+      assert.equal(mine.status, 401)
+      assert.equal(mine.error, 'invalid_token')
+      const both = await world.forge.sign({ claims: { sub: other.client_id, sid: otherSid } })
+      assert.equal((await surface(bearer(both))).status, 200, 'the pair put right is accepted')
+      assert.equal((await surface(bearer(await world.forge.sign()))).status, 200)
+    })
+
     it('D6: an expired token signed with a foreign key is invalid_token, not token_expired: the signature is checked first', async () => {
       const now = Math.floor(world.clock.now() / 1000)
       const claims = { iat: now - 7_200, exp: now - 3_600 }
