@@ -271,6 +271,35 @@ export function transportSuite(transport: TransportName): void {
       )
     })
 
+    it('D8, D10: invisible and formatting characters are 422 in every free-text field, each named, and nothing changes', async () => {
+      const body = {
+        ...MARIO,
+        fiscal_code: undefined,
+        address: { ...MARIO.address, street: 'Via\u202eRoma 1', city: 'Pi\u200bsa' },
+        metadata: { notes: 'first\ufeffcontact', ['tag\u{e0041}']: 'x' },
+      }
+      const refused = await wire(main, 'POST', '/v3/beneficiaries', { token, body })
+      assert.equal(refused.status, 422)
+      assert.deepEqual(
+        (refused.json?.['details'] as { field: string }[]).map((d) => d.field).sort(),
+        ['address.city', 'address.street', 'metadata', 'metadata.notes'],
+      )
+      const created = await wire(main, 'POST', '/v3/beneficiaries', {
+        token,
+        body: { first_name: 'Reason', last_name: 'Check', email: 'reason@example.org' },
+      })
+      const path = `/v3/beneficiaries/${String(created.json?.['id'])}`
+      const status = await wire(main, 'POST', `${path}/status`, {
+        token,
+        body: { status: 'active', reason: 'moved\uffff' },
+      })
+      assert.equal(status.status, 422)
+      assert.deepEqual(status.json?.['details'], [
+        { field: 'reason', message: 'must not contain invisible or formatting characters' },
+      ])
+      assert.equal((await wire(main, 'GET', path, { token })).json?.['status'], 'pending')
+    })
+
     it('names in any script reach the client byte for byte, in the detail and in the list', async () => {
       const body = { first_name: 'Łucja Zoë', last_name: '李 Ødegård', email: 'lz@example.org' }
       const created = await wire(main, 'POST', '/v3/beneficiaries', { token, body })
