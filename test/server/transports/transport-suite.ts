@@ -300,6 +300,28 @@ export function transportSuite(transport: TransportName): void {
       assert.equal((await wire(main, 'GET', path, { token })).json?.['status'], 'pending')
     })
 
+    it('D12: a body with a key given twice is 400 bad_request naming the key, and nothing is created', async () => {
+      const before = await wire(main, 'GET', '/v3/beneficiaries?per_page=1', { token })
+      const refused = await wire(main, 'POST', '/v3/beneficiaries', {
+        token,
+        raw: '{"first_name":"A","last_name":"B","email":"twice@example.org","first_name":"C"}',
+      })
+      assert.equal(refused.status, 400)
+      assert.equal(refused.json?.['error'], 'bad_request')
+      assert.match(String(refused.json?.['message']), /"first_name"/)
+      const nested = await wire(main, 'POST', '/v3/beneficiaries', {
+        token,
+        raw: '{"first_name":"A","last_name":"B","email":"t@example.org","metadata":{"k":1,"k":2}}',
+      })
+      assert.equal(nested.status, 400)
+      assert.match(String(nested.json?.['message']), /"metadata\.k"/)
+      const after = await wire(main, 'GET', '/v3/beneficiaries?per_page=1', { token })
+      assert.equal(
+        (after.json?.['meta'] as { total_count: number }).total_count,
+        (before.json?.['meta'] as { total_count: number }).total_count,
+      )
+    })
+
     it('names in any script reach the client byte for byte, in the detail and in the list', async () => {
       const body = { first_name: 'Łucja Zoë', last_name: '李 Ødegård', email: 'lz@example.org' }
       const created = await wire(main, 'POST', '/v3/beneficiaries', { token, body })
