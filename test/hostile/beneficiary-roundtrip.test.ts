@@ -375,6 +375,20 @@ function broken(body: Body, list: readonly Break[]): { body: Body; fields: Set<s
   return { body: copy, fields: new Set(list.flatMap((item) => item.fields)) }
 }
 
+/** `body` as JSON text with the key at `path` written a second time, with the value `again`. */
+function withRepeatedKey(body: Body, path: readonly string[], again: unknown): string {
+  const [outer, inner] = path as [string, string | undefined]
+  const repeat = (object: Body, key: string): string => {
+    const text = JSON.stringify(object)
+    return `${text.slice(0, -1)},${JSON.stringify(key)}:${JSON.stringify(again)}}`
+  }
+  if (inner === undefined) return repeat(body, outer)
+  const nested = repeat(body[outer] as Body, inner)
+  const rest = Object.fromEntries(Object.entries(body).filter(([key]) => key !== outer))
+  const text = JSON.stringify(rest)
+  return `${text.slice(0, -1)},${JSON.stringify(outer)}:${nested}}`
+}
+
 function writableOf(detail: Record<string, unknown>): BeneficiaryValue {
   const { first_name, last_name, email, phone, date_of_birth, fiscal_code, address, metadata } =
     detail as unknown as BeneficiaryValue
@@ -519,6 +533,38 @@ describe('generated beneficiaries against the API on SQLite (D7–D11)', () => {
           assert.equal(answer.status, 422, `${context}: ${answer.body}`)
           const error = assertErrorBody(answer.status, answer.headers, answer.body, context)
           assert.deepEqual(namedFields(error), new Set(['reason']), context)
+          assert.equal(storageDigest(world.storage.database), digest, `${context}: storage changed`)
+        },
+      ),
+      settings(100),
+    )
+  })
+
+  it('D12: a valid body that gives one of its keys twice is 400 bad_request naming the key, and nothing is stored', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        validBeneficiaryArbitrary(TODAY, { maxMetadataKeys: 10 }),
+        fc.nat(),
+        fc.jsonValue({ maxDepth: 1 }),
+        async ({ body }, pick, again) => {
+          // Every key path of the body: top-level fields, and those of address and metadata.
+          const paths: string[][] = []
+          for (const [key, value] of Object.entries(body)) {
+            paths.push([key])
+            if (isObject(value)) for (const inner of Object.keys(value)) paths.push([key, inner])
+          }
+          const path = paths[pick % paths.length]!
+          const text = withRepeatedKey(body, path, again)
+          const digest = storageDigest(world.storage.database)
+          const answer = await send(world.handler, 'POST', '/v3/beneficiaries', {
+            token,
+            raw: new TextEncoder().encode(text),
+          })
+          const context = `${path.join('.')} in ${text.slice(0, 80)}`
+          assert.equal(answer.status, 400, `${context}: ${answer.body}`)
+          const error = assertErrorBody(answer.status, answer.headers, answer.body, context)
+          assert.equal(error.error, 'bad_request', context)
+          assert.ok(error.message.includes(JSON.stringify(path.join('.'))), error.message)
           assert.equal(storageDigest(world.storage.database), digest, `${context}: storage changed`)
         },
       ),
