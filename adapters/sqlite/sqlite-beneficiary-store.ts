@@ -137,9 +137,17 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
       db,
       queryBuilder.deleteFrom('beneficiaries').where('id', '=', slot('id')),
     )
+    // FTS5's `delete` command: a contentless table takes a row out with the words it was given,
+    // and in `secure-delete` mode removes them from the index at once (D27).
     this.#deleteWords = new SqliteQuery(
       db,
-      queryBuilder.deleteFrom('beneficiary_search').where('rowid', '=', slot('id')),
+      queryBuilder.insertInto('beneficiary_search').values({
+        // The hidden column, which a row never sets: the command's name.
+        beneficiary_search: slot('command'),
+        rowid: slot<number>('id'),
+        words: slot<string>('words'),
+        status: slot<string>('status'),
+      } as never),
     )
 
     this.#history = new SqliteHistory(db)
@@ -318,8 +326,10 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
       return this.#selectCurrent.get({ id }) === undefined ? 'missing' : 'conflict'
     }
     if (keys !== undefined) {
+      // The words the row was given: the old names' (unchanged unless renamed).
+      const words = (renamed ? nameKeys(previous) : keys).words
       this.#writes.defer(() => {
-        this.#deleteWords.run({ id })
+        this.#deleteWords.run({ command: 'delete', id, words, status: previous.status })
         this.#insertWords.run({ id, words: keys.words, status: next.status })
       })
     }
@@ -363,7 +373,9 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     if (current === undefined) return 'missing'
     if (expectedVersion !== undefined && current.version !== expectedVersion) return 'conflict'
     this.#delete.run({ id })
-    this.#writes.defer(() => this.#deleteWords.run({ id }))
+    const words = nameKeys(current).words
+    const status = current.status
+    this.#writes.defer(() => this.#deleteWords.run({ command: 'delete', id, words, status }))
     this.#writes.defer(() => this.#counters.erase(current))
     this.#history.erase(id)
     this.#history.append(id, entry)
