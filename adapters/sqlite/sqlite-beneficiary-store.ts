@@ -21,6 +21,7 @@ import type { SqliteGroupCommit } from './sqlite-group-commit.js'
 import { type Counted, SqliteCounters } from './sqlite-counters.js'
 import type { SqliteDataVersion } from './sqlite-data-version.js'
 import { SqliteHistory } from './sqlite-history.js'
+import { SqliteErasure } from './sqlite-erasure.js'
 import { SqliteIdempotencyClaims } from './sqlite-idempotency-claims.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import {
@@ -88,6 +89,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   readonly #deleteWords: SqliteQuery<never>
   readonly #history: SqliteHistory
   readonly #claims: SqliteIdempotencyClaims
+  readonly #erasure: SqliteErasure
   readonly #create: BetterSqlite3.Transaction<
     (
       record: NewBeneficiary,
@@ -152,6 +154,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
 
     this.#history = new SqliteHistory(db)
     this.#claims = new SqliteIdempotencyClaims(db)
+    this.#erasure = new SqliteErasure(db)
 
     this.#create = db.transaction((record, entry, claim) => this.#createNow(record, entry, claim))
     this.#replace = db.transaction((previous, next, entry) =>
@@ -238,6 +241,8 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   /**
    * Deletes the record and its search words, empties the `changes` of its earlier history
    * entries and appends `entry`, in one transaction; the fiscal code becomes free (D13, D27).
+   * Once committed, the WAL is emptied soon after (`SqliteErasure`), so that no file holds the
+   * erased values.
    */
   async remove(
     id: number,
@@ -247,7 +252,11 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#assertOpen()
     if (this.#writer !== undefined)
       return this.#written(this.#writer.removeBeneficiary(id, expectedVersion, entry))
-    return this.#written(this.#writes.run(() => this.#remove(id, expectedVersion, entry)))
+    const outcome = await this.#written(
+      this.#writes.run(() => this.#remove(id, expectedVersion, entry)),
+    )
+    if (outcome === 'done') this.#erasure.erased()
+    return outcome
   }
 
   /** `write`'s outcome, once the listing was told of it (also when it failed: it may have written). */
