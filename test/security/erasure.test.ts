@@ -26,6 +26,7 @@ import {
 // promises there.
 
 const WAL_DEADLINE_MS = 5_000
+const VACUUM_DEADLINE_MS = 20_000
 
 /** A record marked in every personal field, its update and its reason, and the needles. */
 interface Marked {
@@ -263,10 +264,18 @@ describe('erasure on PostgreSQL (D27), with real processes', async () => {
         })
         assert.deepEqual(occurrences(Buffer.from(stdout), record.needles), [], 'pg_dump')
         // The bytes of dead tuples stay in the pages until written over: VACUUM FULL rewrites
-        // them, as the docs advise, and ANALYZE renews the statistics' samples.
-        await db.query('VACUUM FULL')
+        // them, as the docs advise, and ANALYZE renews the statistics' samples. It keeps a
+        // tuple that a transaction older than the delete could still see (another test file's,
+        // while its connection starts): tried again until none is left.
+        const deadline = performance.now() + VACUUM_DEADLINE_MS
+        let left: string[]
+        do {
+          await db.query('VACUUM FULL')
+          left = await pagesHolding(db, record.needles)
+          if (left.length > 0) await new Promise((resolve) => setTimeout(resolve, 200))
+        } while (left.length > 0 && performance.now() < deadline)
+        assert.deepEqual(left, [])
         await db.query('ANALYZE')
-        assert.deepEqual(await pagesHolding(db, record.needles), [])
         const statistics = await db.query<{ row: string }>(
           'SELECT s::text AS row FROM pg_statistic s',
         )
