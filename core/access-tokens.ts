@@ -1,5 +1,6 @@
 import { SignJWT, errors, jwtVerify, type JWTPayload } from 'jose'
 import { InvalidTokenError, TokenExpiredError } from './errors.js'
+import { isCanonicalCompactJws } from './compact-jws.js'
 import { importHmacKey, randomToken, type HmacKey } from './crypto.js'
 import type { Clock } from './ports/clock.js'
 
@@ -77,8 +78,8 @@ export class AccessTokens {
   }
 
   /**
-   * Checks signature, algorithm, `typ`, `iss`, `aud`, `exp`, `nbf` and that `iat` is not in the
-   * future (D3, D6).
+   * Checks that the token is spelled in canonical base64url, then signature, algorithm, `typ`,
+   * `iss`, `aud`, `exp`, `nbf` and that `iat` is not in the future (D3, D6).
    * @throws TokenExpiredError past `exp` plus the skew allowance; InvalidTokenError otherwise.
    */
   async verify(token: string): Promise<AccessTokenClaims> {
@@ -100,6 +101,7 @@ export class AccessTokens {
   }
 
   async #verifyWithJose(token: string): Promise<AccessTokenClaims> {
+    if (!isCanonicalCompactJws(token)) throw new InvalidTokenError()
     let payload: JWTPayload
     try {
       const result = await jwtVerify(

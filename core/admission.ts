@@ -27,7 +27,8 @@ export interface AdmittedAnonymous {
 
 /**
  * Decides whether a request may proceed, by the operation's policy (`OPERATIONS`): verifies the
- * token and that its session, client and `jti` are not revoked (401), draws from the limit
+ * token, that its session belongs to its client (`sid` to `sub`, a forged pair being refused
+ * even with the signing key), and that session, client and `jti` are not revoked (401), draws from the limit
  * class (429), checks that the token holds every scope the policy names (403, D2, D29), in
  * that order, then runs the operation's work. Any domain error is rethrown with the request's
  * rate-limit state and client attached.
@@ -50,7 +51,9 @@ export class Admission {
     work: (admitted: Admitted) => Promise<Result<T>>,
   ): Promise<Result<T>> {
     const claims = await this.#verify(ctx.token)
-    if (!(await this.#sessions.isTokenActive(claims.sid, claims.jti))) throw revoked()
+    if (!(await this.#sessions.isTokenActive(claims.sid, claims.jti, claims.clientId))) {
+      throw revoked()
+    }
     return this.#proceed(operation, claims, work)
   }
 
@@ -67,7 +70,7 @@ export class Admission {
     work: (admitted: Admitted, record: BeneficiaryRecord | undefined) => Promise<Result<T>>,
   ): Promise<Result<T>> {
     const claims = await this.#verify(ctx.token)
-    const found = await read({ sessionId: claims.sid, jti: claims.jti })
+    const found = await read({ sessionId: claims.sid, jti: claims.jti, clientId: claims.clientId })
     if (!found.active) throw revoked()
     return this.#proceed(operation, claims, (admitted) => work(admitted, found.record))
   }

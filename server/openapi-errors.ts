@@ -16,7 +16,7 @@ const CODES: Readonly<
 > = {
   bad_request: {
     meaning:
-      'the request is malformed: a body that is not JSON, not an object, not valid UTF-8 or nested deeper than 32 levels, or a query string with broken percent-encoding.',
+      'the request is malformed: a body that is not JSON, not an object, not valid UTF-8, nested deeper than 32 levels or giving a key twice in one object (the message names it), or a query string with broken percent-encoding.',
     message: 'The request body is not valid JSON.',
   },
   invalid_credentials: {

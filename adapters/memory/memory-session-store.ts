@@ -65,12 +65,16 @@ export class MemorySessionStore implements SessionStore {
     if (token !== undefined) this.#revokedTokenIds.add(token.jti)
   }
 
-  /** False when the session is unknown or revoked, its client unknown or revoked, or `jti` revoked. */
-  async isTokenActive(sessionId: string, jti: string): Promise<boolean> {
+  /**
+   * False when the session is unknown, another client's or revoked, its client unknown or
+   * revoked, or `jti` revoked.
+   */
+  async isTokenActive(sessionId: string, jti: string, clientId: string): Promise<boolean> {
     this.#assertOpen()
     const session = this.#sessions.get(sessionId)
     return (
       session !== undefined &&
+      session.client_id === clientId &&
       session.revoked_at === null &&
       this.#isClientLive(session.client_id) &&
       !this.#revokedTokenIds.has(jti)

@@ -87,9 +87,11 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
     // The same for many reads at once, one row per read in their order (see `PostgresBatcher`).
     this.#selectManyForToken = new PostgresQuery(sql`
       SELECT ${sql.join(RECORD_COLUMNS.map((column) => sql.ref(`b.${column}`)))}, t.active
-      FROM unnest(${slot('ids')}::bigint[], ${slot('sids')}::text[], ${slot('jtis')}::text[])
-        WITH ORDINALITY AS q(id, sid, jti, n)
-      CROSS JOIN LATERAL (SELECT ${tokenActive(schema, sql`q.sid`, sql`q.jti`)} AS active) t
+      FROM unnest(
+          ${slot('ids')}::bigint[], ${slot('sids')}::text[], ${slot('jtis')}::text[],
+          ${slot('subs')}::text[]
+        ) WITH ORDINALITY AS q(id, sid, jti, sub, n)
+      CROSS JOIN LATERAL (SELECT ${tokenActive(schema, sql`q.sid`, sql`q.jti`, sql`q.sub`)} AS active) t
       LEFT JOIN ${table(schema, 'beneficiaries')} b ON t.active AND b.id = q.id
       ORDER BY q.n`)
     this.#reads = new PostgresBatcher((reads) => this.#readAll(reads), batching.limits, {
@@ -119,13 +121,14 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
   async #readAll(reads: readonly Read[]): Promise<TokenRead[]> {
     if (reads.length === 1) {
       const { id, token } = reads[0]!
-      const values = { id, sid: token.sessionId, jti: token.jti }
+      const values = { id, sid: token.sessionId, jti: token.jti, sub: token.clientId }
       return [tokenReadOf((await this.#selectForToken.arrays(this.#pool, values))[0]!)]
     }
     const rows = await this.#selectManyForToken.arrays(this.#pool, {
       ids: reads.map((read) => read.id),
       sids: reads.map((read) => read.token.sessionId),
       jtis: reads.map((read) => read.token.jti),
+      subs: reads.map((read) => read.token.clientId),
     })
     return rows.map(tokenReadOf)
   }

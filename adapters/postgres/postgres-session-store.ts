@@ -88,8 +88,9 @@ export class PostgresSessionStore implements SessionStore {
       SELECT 1`)
     this.#active = new PostgresQuery(sql`SELECT ${tokenActive(schema)}`)
     this.#activeMany = new PostgresQuery(sql`
-      SELECT ${tokenActive(schema, sql`q.sid`, sql`q.jti`)}
-      FROM unnest(${slot('sids')}::text[], ${slot('jtis')}::text[]) WITH ORDINALITY AS q(sid, jti, n)
+      SELECT ${tokenActive(schema, sql`q.sid`, sql`q.jti`, sql`q.sub`)}
+      FROM unnest(${slot('sids')}::text[], ${slot('jtis')}::text[], ${slot('subs')}::text[])
+        WITH ORDINALITY AS q(sid, jti, sub, n)
       ORDER BY q.n`)
     this.#checks = new PostgresBatcher((tokens) => this.#checkAll(tokens), batching.limits, {
       onSend: (size) => batching.observe('check', size),
@@ -137,42 +138,47 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   /**
-   * False when the session is unknown or revoked, its client unknown or revoked, or `jti`
-   * revoked: one prepared statement, shared with the checks that arrive at the same time.
+   * False when the session is unknown, another client's or revoked, its client unknown or
+   * revoked, or `jti` revoked: one prepared statement, shared with the checks that arrive at
+   * the same time.
    */
-  async isTokenActive(sessionId: string, jti: string): Promise<boolean> {
+  async isTokenActive(sessionId: string, jti: string, clientId: string): Promise<boolean> {
     this.#assertOpen()
-    return this.#checks.submit({ sessionId, jti })
+    return this.#checks.submit({ sessionId, jti, clientId })
   }
 
   /** The checks of one batch: one statement for one, another for many. */
   async #checkAll(tokens: readonly TokenIdentity[]): Promise<boolean[]> {
     if (tokens.length === 1) {
-      const { sessionId: sid, jti } = tokens[0]!
-      return [(await this.#active.arrays(this.#pool, { sid, jti }))[0]![0] === true]
+      const { sessionId: sid, jti, clientId: sub } = tokens[0]!
+      return [(await this.#active.arrays(this.#pool, { sid, jti, sub }))[0]![0] === true]
     }
     const rows = await this.#activeMany.arrays(this.#pool, {
       sids: tokens.map((token) => token.sessionId),
       jtis: tokens.map((token) => token.jti),
+      subs: tokens.map((token) => token.clientId),
     })
     return rows.map((row) => row[0] === true)
   }
 }
 
 /**
- * Whether the token of `sid` and `jti` (by default the slots of those names) is active, as a
- * boolean SQL expression: three unique-index lookups (session, client, revoked `jti`). `isTokenActive` asks it alone; the
- * beneficiary store asks it with the read of a record (`getForToken`).
+ * Whether the token of `sid`, `jti` and `sub` (by default the slots of those names) is active,
+ * as a boolean SQL expression: three unique-index lookups (session, client, revoked `jti`), the
+ * session bound to the client `sub`. `isTokenActive` asks it alone; the beneficiary store asks
+ * it with the read of a record (`getForToken`).
  */
 export function tokenActive(
   schema: string,
   sid: RawBuilder<unknown> = sql`${slot('sid')}::text`,
   jti: RawBuilder<unknown> = sql`${slot('jti')}::text`,
+  sub: RawBuilder<unknown> = sql`${slot('sub')}::text`,
 ): RawBuilder<boolean> {
   return sql<boolean>`EXISTS (
     SELECT 1 FROM ${table(schema, 'sessions')} s
     JOIN ${table(schema, 'clients')} c ON c.id = s.client_id
-    WHERE s.id = ${sid} AND s.revoked_at IS NULL AND c.revoked_at IS NULL
+    WHERE s.id = ${sid} AND s.client_id = ${sub} AND s.revoked_at IS NULL
+      AND c.revoked_at IS NULL
       AND NOT EXISTS (
         SELECT 1 FROM ${table(schema, 'revoked_tokens')} r WHERE r.jti = ${jti}))`
 }

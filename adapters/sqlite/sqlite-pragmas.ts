@@ -16,8 +16,10 @@ const DEFAULT_CACHE_SIZE_KIB = 65_536
 /**
  * Sets the connection up the way the adapter relies on: `busy_timeout` (default 5000 ms), WAL
  * (file databases), `synchronous=FULL` unless `NORMAL` is asked for, `foreign_keys=ON`, a page
- * cache of `cacheSizeKib`, and temporary sorts in memory. `openSqliteStorage` calls it; call it
- * yourself on a connection you open and pass to `new SqliteStorage(db)`.
+ * cache of `cacheSizeKib`, temporary sorts in memory, and `secure_delete=ON`, so that what a
+ * delete or an update removes is overwritten with zeros rather than left in free space (D27).
+ * `openSqliteStorage` calls it; call it yourself on a connection you open and pass to
+ * `new SqliteStorage(db)`.
  *
  * @throws TypeError for a negative or fractional `busyTimeoutMs` or `cacheSizeKib`.
  * @throws Error when the file cannot switch to WAL (e.g. a read-only directory).
@@ -42,6 +44,8 @@ export function applySqlitePragmas(
   db.pragma('foreign_keys = ON')
   db.pragma(`cache_size = -${cacheSizeKib}`)
   db.pragma('temp_store = MEMORY')
+  // A connection's own setting, not the file's: every connection that writes sets it.
+  db.pragma('secure_delete = ON')
 }
 
 /** The page cache of `db` in KiB, whichever way it was set (negative: KiB; positive: pages). */

@@ -72,10 +72,12 @@ export type CreateOutcome =
       readonly createdAt: number
     }
 
-/** An access token as `SessionStore.isTokenActive` takes it: its `sid` and `jti` claims. */
+/** An access token as `SessionStore.isTokenActive` takes it: its `sid`, `jti` and `sub` claims. */
 export interface TokenIdentity {
   readonly sessionId: string
   readonly jti: string
+  /** `sub`: the client the session must belong to. */
+  readonly clientId: string
 }
 
 /** What `BeneficiaryStore.getForToken` found. */
@@ -98,7 +100,7 @@ export interface BeneficiaryStore {
   get(id: number): Promise<BeneficiaryRecord | undefined>
 
   /**
-   * Optional: `SessionStore.isTokenActive(token.sessionId, token.jti)` and `get(id)` answered
+   * Optional: `SessionStore.isTokenActive(token.sessionId, token.jti, token.clientId)` and `get(id)` answered
    * together, for a store whose every call is a round trip to a database server. When a store
    * has it, the core reads the one record a get or a change starts from with it, so that the
    * token's check costs no round trip of its own (D30 keeps the check in the database). The

@@ -37,9 +37,10 @@ export interface SessionStore {
    */
   revoke(sessionId: string, at: number, token?: RevokedToken): Promise<void>
   /**
-   * Whether an access token with this `sid` and `jti` may still be used: its session exists and
-   * is not revoked, its client is not revoked, and the `jti` is not revoked. Called on every
-   * authenticated request: adapters answer it with one indexed lookup.
+   * Whether an access token with this `sid`, `jti` and `sub` may still be used: its session
+   * exists, belongs to the client `clientId` and is not revoked, that client is not revoked, and
+   * the `jti` is not revoked. Called on every authenticated request: adapters answer it with
+   * one indexed lookup.
    */
-  isTokenActive(sessionId: string, jti: string): Promise<boolean>
+  isTokenActive(sessionId: string, jti: string, clientId: string): Promise<boolean>
 }

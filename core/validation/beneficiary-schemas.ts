@@ -24,13 +24,14 @@ export const Status = Type.Enum(BENEFICIARY_STATUSES)
 /** Names reserved anywhere in a body, so no input can reach an object's prototype (D8). */
 export const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'] as const
 
-const TEXT = 'Trimmed and NFC-normalised; control characters are refused.'
+const TEXT =
+  'Trimmed and NFC-normalised; control characters are refused, and so are invisible and formatting characters (zero-width spaces, bidirectional overrides, the byte order mark, tags, variation selectors, line separators, private use, noncharacters such as U+FFFF); a zero-width joiner or non-joiner only between letters of a script that spells with it.'
 
 /** `first_name` and `last_name` (D8). */
 export const PersonName = Type.String({
   minLength: 1,
   maxLength: 100,
-  description: `1 to 100 characters, at least one of them a letter. ${TEXT} So are invisible and formatting characters (zero-width spaces, bidirectional overrides, tags, line separators, noncharacters); a zero-width joiner or non-joiner only between letters of a script that spells with it.`,
+  description: `1 to 100 characters, at least one of them a letter. ${TEXT}`,
 })
 
 // RFC 5322's atext, the characters of a dot-atom's atoms.
@@ -92,7 +93,7 @@ export const Metadata = Type.Record(
   {
     maxProperties: 50,
     propertyNames: { minLength: 1, maxLength: 64, not: { enum: [...RESERVED_KEYS] } },
-    description: `Free-form flat object. String values: at most 1000 characters. ${TEXT}`,
+    description: `Free-form flat object. String values: at most 1000 characters. ${TEXT} Keys are taken as given, and refused with the same characters.`,
   },
 )
 

@@ -11,7 +11,12 @@ import {
 } from '../beneficiary.js'
 import { Address, RESERVED_KEYS } from './beneficiary-schemas.js'
 import { fiscalCodeBirthDateProblem } from './fiscal-code.js'
-import { hasControlCharacters, normaliseName, normaliseText } from './normalise-text.js'
+import {
+  hasControlCharacters,
+  hasHiddenCharacters,
+  normaliseName,
+  normaliseText,
+} from './normalise-text.js'
 import { isPlainObject, requireObjectBody } from './plain-object.js'
 import { ProblemList } from './problem-list.js'
 import { schemaProblems } from './schema-problems.js'
@@ -94,6 +99,8 @@ function normaliseMetadata(value: unknown, problems: ProblemList): unknown {
       problems.add('metadata', `keys must be 1 to ${MAX_METADATA_KEY_LENGTH} characters`)
     } else if (hasControlCharacters(key)) {
       problems.add('metadata', 'keys must not contain control characters')
+    } else if (hasHiddenCharacters(key)) {
+      problems.add('metadata', 'keys must not contain invisible or formatting characters')
     } else define(copy, key, normaliseText(value[key], field, problems))
   }
   return copy

@@ -16,6 +16,7 @@ import {
 import { AnswerBatch } from './answer-batch.js'
 import { Drain } from './drain.js'
 import { InFlight } from './in-flight.js'
+import { RefusedBody } from './refused-body.js'
 import { ServingQueue } from './serving-queue.js'
 import { hasSoundFraming, headBytes } from './uws-request-head.js'
 import { Utf8Scratch } from './utf8-scratch.js'
@@ -93,11 +94,13 @@ const TIMED_OUT = Symbol('timed out')
  * together with the other answers of its slice of the event loop: requests are served in the
  * order they came (see `ServingQueue` and `AnswerBatch`).
  *
- * A body announced as larger than the cap, or one that does not arrive within
- * `requestTimeoutMs`, is answered at once (413 or 408) and the connection closed, without
- * reading the rest. So is a head over `MAX_HEADER_BYTES` (431), and framing that could smuggle
- * a request (400: more than one Content-Length or Transfer-Encoding, a length that is not
- * digits, a coding other than `chunked`; RFC 9112, 6.3).
+ * A body larger than the cap (announced or read), or a head over `MAX_HEADER_BYTES` with a body
+ * to follow, is read to its end and dropped, within `DRAIN_BYTES` and `requestTimeoutMs`, then
+ * answered (413 or 431) and the connection closed: a client still sending reads its answer
+ * rather than a reset. A body that does not arrive within `requestTimeoutMs` is answered at once (408) and the
+ * connection closed; so is framing that could smuggle a request (400: more than one
+ * Content-Length or Transfer-Encoding, a length that is not digits, a coding other than
+ * `chunked`; RFC 9112, 6.3), whose body has no length to trust.
  *
  * Pipelining: this uWS build closes a connection, without an answer, when a request arrives on it
  * before the previous one is answered, and a route answered asynchronously always is. So no write
@@ -106,6 +109,10 @@ const TIMED_OUT = Symbol('timed out')
  * check phase of the event loop at the earliest) and is dropped, undone, when uWS closed its
  * connection meanwhile; and its connection is not read again until it is answered, so that a
  * request pipelined behind it in a later read waits, and is answered in its turn.
+ *
+ * Methods: this uWS build routes nine (GET, POST, HEAD, PUT, DELETE, CONNECT, OPTIONS, TRACE,
+ * PATCH; its `any` is these) and closes the connection, without an answer, on any other
+ * (`PROPFIND`, `FOO`); the node transport answers those with 405 and `Allow`.
  *
  * It listens on its port alone (`listenExclusively`): a port in use fails with `EADDRINUSE`, as
  * over node:http. `close()` closes the connections left idle too, so that a process that closed
@@ -198,17 +205,21 @@ class HyperExpressTransport {
     const method = req.method
     // GET and HEAD change nothing: they join the queue at once, the fast path.
     const write = method !== 'GET' && method !== 'HEAD'
-    if (headBytes(req, headers) > MAX_HEADER_BYTES) {
-      this.#refuse(exchange, 'headers_too_large')
-    } else if ((length !== undefined || coding !== undefined) && !hasSoundFraming(req)) {
-      this.#refuse(exchange, 'framing')
+    const framed = length !== undefined || coding !== undefined
+    if (framed && !hasSoundFraming(req)) {
+      this.#refuse(exchange, 'framing', false)
+    } else if (headBytes(req, headers) > MAX_HEADER_BYTES) {
+      this.#refuse(exchange, 'headers_too_large', framed && length !== '0')
     } else if (length === undefined ? coding === undefined : length === '0') {
       if (write) this.#hold(exchange, undefined)
       else this.#queue.add(exchange)
     } else if (Number(length) > this.#cap) {
-      // Whatever of the body still arrives is dropped; the answer closes the connection.
-      res.raw.onData(ignoreChunk)
-      void this.#dispatch(exchange, undefined, 'too_large', true)
+      // The body is read and dropped (within a bound), then the answer closes the connection.
+      const rest = new RefusedBody(
+        () => void this.#dispatch(exchange, undefined, 'too_large', true),
+        this.#timeoutMs,
+      )
+      res.raw.onData((chunk: ArrayBuffer, last: boolean) => rest.take(chunk.byteLength, last))
     } else {
       void this.#read(exchange, coding === undefined ? Number(length) : undefined, write)
     }
@@ -251,16 +262,27 @@ class HyperExpressTransport {
     else void this.#dispatch(exchange, exchange.body, undefined, false)
   }
 
-  /** Answers a request refused before the handler, and closes its connection. */
-  #refuse(exchange: Exchange, refusal: TransportRefusal): void {
+  /**
+   * Answers a request refused before the handler, and closes its connection: once its body has
+   * been read and dropped (`RefusedBody`) when its framing is sound, at once otherwise, since a
+   * body of an untrusted length is no body to wait for.
+   */
+  #refuse(exchange: Exchange, refusal: TransportRefusal, body: boolean): void {
     const { req, res } = exchange
-    res.raw.onData(ignoreChunk)
     const response = refusalResponse(refusal)
     const head = req.method === 'HEAD'
-    this.#answers.add(() => {
-      if (!res.completed) this.#write(exchange, response, head, true)
-      this.#settle(exchange)
-    })
+    const answer = (): void =>
+      this.#answers.add(() => {
+        if (!res.completed) this.#write(exchange, response, head, true)
+        this.#settle(exchange)
+      })
+    if (body) {
+      const rest = new RefusedBody(answer, this.#timeoutMs)
+      res.raw.onData((chunk: ArrayBuffer, last: boolean) => rest.take(chunk.byteLength, last))
+    } else {
+      res.raw.onData(ignoreChunk)
+      answer()
+    }
   }
 
   /**
@@ -282,19 +304,21 @@ class HyperExpressTransport {
       const whole = length === undefined ? undefined : new Uint8Array(length)
       const chunks: Uint8Array[] = []
       const timer = setTimeout(resolve, this.#timeoutMs, TIMED_OUT).unref()
+      // Past the cap, the rest is read and dropped before the 413 (one onData callback: uWS
+      // cannot swap it from inside itself).
+      let rest: RefusedBody | undefined
       res.raw.onData((chunk: ArrayBuffer, last: boolean) => {
-        if (size > cap) return
+        if (rest !== undefined) return rest.take(chunk.byteLength, last)
         // uWS reuses the chunk's memory after this callback: copy it.
         const bytes = new Uint8Array(chunk)
         if (
           size + bytes.byteLength > cap ||
           (whole !== undefined && size + bytes.byteLength > whole.byteLength)
         ) {
-          size = cap + 1
           chunks.length = 0
           clearTimeout(timer)
-          resolve(TOO_LARGE)
-          return
+          rest = new RefusedBody(() => resolve(TOO_LARGE), this.#timeoutMs)
+          return rest.take(bytes.byteLength, last)
         }
         if (whole === undefined) chunks.push(bytes.slice())
         else whole.set(bytes, size)

@@ -13,6 +13,7 @@ import { refusalResponse, type ApiHandler, type TransportRefusal } from '../hand
 import { AnswerBatch } from './answer-batch.js'
 import { Drain } from './drain.js'
 import { rawResponse } from './raw-response.js'
+import { RefusedBody } from './refused-body.js'
 import { ServingQueue } from './serving-queue.js'
 import {
   FAILED_ANSWER,
@@ -27,15 +28,19 @@ import {
 
 /**
  * The node:http transport (node:https with TLS files): no native dependency, for platforms where
- * uWebSockets.js cannot load. Bodies are read up to the cap and a 413 is answered as soon as it
- * is passed, the rest being discarded by Node as it arrives; a body that has not arrived
- * `requestTimeoutMs` after its headers is answered with a 408, as over uws, and more than
- * `MAX_HEADER_FIELDS` header fields with a 431. What Node's parser refuses before there is a
- * request (malformed HTTP or ambiguous framing, a head over `MAX_HEADER_BYTES`, headers slower
- * than `headersTimeoutMs`) is answered in the standard error body too (400, 431, 408), and the
- * connection closed. Requests read whole are served in the order they came, a slice of the event
- * loop at a time, and the answers of a slice written together (see `ServingQueue` and
- * `AnswerBatch`).
+ * uWebSockets.js cannot load. Bodies are read up to the cap; past it (or announced past it), and
+ * after more than `MAX_HEADER_FIELDS` header fields (431), the rest of the body is read and
+ * dropped within `DRAIN_BYTES` and `requestTimeoutMs` before the answer closes the connection,
+ * so that a client still sending reads its answer rather than a reset. A body that has not
+ * arrived `requestTimeoutMs` after its headers is answered with a 408, as over uws. What Node's
+ * parser refuses before there is a request (malformed HTTP or ambiguous framing, a head over
+ * `MAX_HEADER_BYTES`, headers slower than `headersTimeoutMs`) is answered in the standard error
+ * body too (400, 431, 408), and the connection half-closed, then closed once the client has
+ * stopped sending (within the same bounds); a method that parser does not know (`FOO`), and a
+ * CONNECT, are answered by the handler there, as every other method is (405 with `Allow` on a
+ * known path, 404 elsewhere). Requests read whole are served in the order they
+ * came, a slice of the event loop at a time, and the answers of a slice written together (see
+ * `ServingQueue` and `AnswerBatch`).
  */
 export const listenNodeHttp: Transport = async (handler, options) => {
   const tls =
@@ -81,8 +86,9 @@ class NodeHttpTransport {
     this.#bodyTimeoutMs = options.requestTimeoutMs ?? TRANSPORT_DEFAULTS.requestTimeoutMs
     const headersTimeout = options.headersTimeoutMs ?? TRANSPORT_DEFAULTS.headersTimeoutMs
     const serverOptions = {
-      // Node's whole-request limit only backs up the body timer of #collect, which answers first.
-      requestTimeout: headersTimeout + this.#bodyTimeoutMs + 1_000,
+      // Node's whole-request limit only backs up the body timer of #collect and the reading of a
+      // refused body after it (#dropRest), which answer first.
+      requestTimeout: headersTimeout + 2 * this.#bodyTimeoutMs + 1_000,
       headersTimeout,
       keepAliveTimeout: 5_000,
       // How often Node checks the two timeouts above; finer than its 30 s default.
@@ -103,6 +109,10 @@ class NodeHttpTransport {
     this.#server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
       this.#refuse(error, socket),
     )
+    // Without a listener Node closes a CONNECT's connection without a word.
+    this.#server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+      void this.#answerBare(req.method ?? 'CONNECT', req.url ?? '', req.headers, socket)
+    })
     this.#server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
       // Refusing an oversized body before the client sends it, rather than after.
       if (!(Number(req.headers['content-length']) > this.#cap)) res.writeContinue()
@@ -129,18 +139,21 @@ class NodeHttpTransport {
     const headers = req.headers
     const length = headers['content-length']
     const coding = headers['transfer-encoding']
-    if (req.rawHeaders.length > 2 * MAX_HEADER_FIELDS) {
-      const refused = refusalResponse('headers_too_large')
-      this.#answers.add(() => this.#write(res, refused, true))
-    } else if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
+    if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
       // Node frames `gzip, chunked` by its last coding and hands the body over still coded;
-      // as over uws, a coding other than chunked alone is refused (RFC 9112, 6.1).
+      // as over uws, a coding other than chunked alone is refused (RFC 9112, 6.1), at once.
       const refused = refusalResponse('framing')
       this.#answers.add(() => this.#write(res, refused, true))
+    } else if (req.rawHeaders.length > 2 * MAX_HEADER_FIELDS) {
+      const refused = refusalResponse('headers_too_large')
+      this.#dropRest(req, () => this.#answers.add(() => this.#write(res, refused, true)))
     } else if (length === undefined ? headers['transfer-encoding'] === undefined : length === '0') {
       this.#queue.add({ req, res, body: undefined, receivedAt })
     } else if (Number(length) > this.#cap) {
-      void this.#dispatch(req, res, undefined, 'too_large', receivedAt)
+      const refuse = (): void => void this.#dispatch(req, res, undefined, 'too_large', receivedAt)
+      // A client that asked to be told before it sends (100-continue) is told at once.
+      if (headers.expect?.toLowerCase() === '100-continue') refuse()
+      else this.#dropRest(req, refuse)
     } else {
       this.#collect(req, res, receivedAt)
     }
@@ -162,7 +175,7 @@ class NodeHttpTransport {
         refused = true
         clearTimeout(timer)
         chunks.length = 0
-        void this.#dispatch(req, res, undefined, 'too_large', receivedAt)
+        this.#dropRest(req, () => void this.#dispatch(req, res, undefined, 'too_large', receivedAt))
       } else {
         chunks.push(chunk)
       }
@@ -176,6 +189,19 @@ class NodeHttpTransport {
     })
     // A client that leaves mid-body ends nothing: only its timer remains, and it must not run.
     req.once('close', () => clearTimeout(timer))
+  }
+
+  /**
+   * Reads and drops the rest of a refused body (`RefusedBody`), then runs `answer`, which closes
+   * the connection: once the body has ended, the client reads its answer rather than a reset.
+   */
+  #dropRest(req: IncomingMessage, answer: () => void): void {
+    const rest = new RefusedBody(answer, this.#bodyTimeoutMs)
+    req.on('data', (chunk: Buffer) => rest.take(chunk.length, false))
+    req.once('end', () => rest.end())
+    // A client that left has nothing more to send, nor to read.
+    req.once('close', () => rest.end())
+    req.resume()
   }
 
   async #dispatch(
@@ -231,15 +257,65 @@ class NodeHttpTransport {
       socket.destroy()
       return
     }
-    const response = refusalResponse(REFUSAL_BY_CODE.get(error.code) ?? 'malformed')
     if (pending === null || pending === undefined) {
-      socket.write(rawResponse(response))
-      socket.destroy()
+      // A method Node's parser does not know is the handler's to answer (405 with Allow on a
+      // known path, 404 elsewhere), as every method is over HTTP (RFC 9110, 9.1).
+      const line = error.code === 'HPE_INVALID_METHOD' ? requestLine(error) : undefined
+      if (line === undefined) {
+        const refusal = REFUSAL_BY_CODE.get(error.code) ?? 'malformed'
+        this.#closeAfter(socket, rawResponse(refusalResponse(refusal)))
+      } else {
+        void this.#answerBare(line.method, line.target, {}, socket)
+      }
     } else if (!pending.headersSent && !pending.req.complete) {
+      const response = refusalResponse(REFUSAL_BY_CODE.get(error.code) ?? 'malformed')
       this.#write(pending, response, true)
     } else {
       socket.destroy()
     }
+  }
+
+  /**
+   * Answers, through the handler, a request Node hands over without a response object (CONNECT,
+   * or a method its parser does not know), on the bare socket, and closes the connection.
+   */
+  async #answerBare(
+    method: string,
+    target: string,
+    headers: IncomingMessage['headers'],
+    socket: Duplex,
+  ): Promise<void> {
+    const mark = target.indexOf('?')
+    let response: ApiResponse
+    try {
+      response = await this.#handler({
+        method,
+        path: mark === -1 ? target : target.slice(0, mark),
+        query: mark === -1 ? '' : target.slice(mark + 1),
+        headers: headers as Record<string, string | undefined>,
+        body: undefined,
+        remoteAddress: (socket as Duplex & { remoteAddress?: string }).remoteAddress ?? '',
+        receivedAt: performance.now(),
+      })
+    } catch {
+      response = FAILED_ANSWER
+    }
+    if (socket.writable) this.#closeAfter(socket, rawResponse(response))
+    else socket.destroy()
+  }
+
+  /**
+   * Writes `answer` on a bare socket and half-closes it, then reads and drops what the client
+   * still sends (`RefusedBody`) until it closes too: a socket closed with bytes unread is reset,
+   * and the answer lost with them. Node's parser, done with the connection, is given nothing.
+   */
+  #closeAfter(socket: Duplex, answer: Buffer): void {
+    socket.removeAllListeners('data')
+    const rest = new RefusedBody(() => socket.destroy(), this.#bodyTimeoutMs)
+    socket.on('data', (chunk: Buffer) => rest.take(chunk.length, false))
+    socket.once('end', () => rest.end())
+    socket.end(answer)
+    socket.resume()
   }
 
   async #close(graceMs: number): Promise<void> {
@@ -263,3 +339,26 @@ const REFUSAL_BY_CODE: ReadonlyMap<string | undefined, TransportRefusal> = new M
   ['HPE_INVALID_CONTENT_LENGTH', 'framing'],
   ['HPE_INVALID_TRANSFER_ENCODING', 'framing'],
 ])
+
+/** The longest method a request line may name for the handler to answer it. */
+const MAX_METHOD_LENGTH = 32
+
+/** A request line: a method token (RFC 9110, 9.1), a target, and the HTTP/1.x version. */
+const REQUEST_LINE = new RegExp(
+  `^([!#$%&'*+.^_\`|~0-9A-Za-z-]{1,${MAX_METHOD_LENGTH}}) ([!-~]+) HTTP/1\\.[01]\r?\n`,
+)
+
+/**
+ * The method and target of the request whose method Node's parser refused, read from the bytes
+ * it was parsing (`rawPacket`, the failure at `bytesParsed`); `undefined` when they do not hold
+ * a whole request line.
+ */
+function requestLine(
+  error: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number },
+): { method: string; target: string } | undefined {
+  const packet = error.rawPacket
+  if (packet === undefined) return undefined
+  const start = packet.lastIndexOf(10, Math.max(0, (error.bytesParsed ?? 0) - 1)) + 1
+  const match = REQUEST_LINE.exec(packet.toString('latin1', start, start + 8192))
+  return match === null ? undefined : { method: match[1]!, target: match[2]! }
+}

@@ -26,6 +26,16 @@ export const MAX_HEADER_FIELDS = 48
  */
 export const MAX_UWS_BODY_TIMEOUT_MS = 7_000
 
+/**
+ * How much of a refused body (413, or 431 with a body to follow) a transport still reads and
+ * drops before it answers and closes, and for no longer than a body has to arrive
+ * (`requestTimeoutMs`). A client that writes its whole body before it reads (most do) would
+ * otherwise find the connection reset under it, its answer lost with the bytes the server left
+ * unread (RFC 9112, 9.6). 16 MiB lets a body of 16 times the cap end on a fast link; past it, or
+ * past the time, the connection is closed anyway, so that an endless body costs a bounded read.
+ */
+export const DRAIN_BYTES = 16 * 1024 * 1024
+
 /** Names of the transports: `uws` (hyper-express on uWebSockets.js, the default) and `node` (node:http). */
 export type TransportName = 'uws' | 'node'
 

@@ -62,7 +62,10 @@ describe('MemoryStorage beyond the contract', () => {
   it('answers false for a token whose session’s client does not exist', async () => {
     const storage = new MemoryStorage()
     await storage.sessions.insert(sessionRecord({ client_id: 'client-unknown' }))
-    assert.equal(await storage.sessions.isTokenActive('session-1', 'jti-1'), false)
+    assert.equal(
+      await storage.sessions.isTokenActive('session-1', 'jti-1', 'client-unknown'),
+      false,
+    )
   })
 
   it('refuses a second client or session with an id already stored', async () => {
@@ -88,7 +91,7 @@ describe('MemoryStorage beyond the contract', () => {
     await assert.rejects(storage.beneficiaries.get(1), closed)
     await assert.rejects(storage.beneficiaries.list(listQuery()), closed)
     await assert.rejects(storage.clients.list(), closed)
-    await assert.rejects(storage.sessions.isTokenActive('session-1', 'jti-1'), closed)
+    await assert.rejects(storage.sessions.isTokenActive('session-1', 'jti-1', 'client-1'), closed)
     await assert.rejects(storage.signingKeys.list(), closed)
     assert.throws(() => storage.beneficiaries.retainedHistory(1), closed)
   })

@@ -355,7 +355,7 @@ describe('PostgreSQL storage', { skip }, () => {
       await assert.rejects(storage.ping(), closed)
       await assert.rejects(storage.beneficiaries.get(1), closed)
       await assert.rejects(storage.beneficiaries.list(listQuery()), closed)
-      await assert.rejects(storage.sessions.isTokenActive('session-1', 'jti-1'), closed)
+      await assert.rejects(storage.sessions.isTokenActive('session-1', 'jti-1', 'client-1'), closed)
       await assert.rejects(storage.signingKeys.list(), closed)
       assert.equal((await pool.query('SELECT 1 AS one')).rows[0].one, 1)
     })

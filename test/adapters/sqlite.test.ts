@@ -354,7 +354,7 @@ describe('SqliteStorage beyond the contract', () => {
     await assert.rejects(storage.beneficiaries.list(listQuery()), closed)
     await assert.rejects(storage.beneficiaries.retainedHistory(1), closed)
     await assert.rejects(storage.clients.list(), closed)
-    await assert.rejects(storage.sessions.isTokenActive('session-1', 'jti-1'), closed)
+    await assert.rejects(storage.sessions.isTokenActive('session-1', 'jti-1', 'client-1'), closed)
     await assert.rejects(storage.signingKeys.list(), closed)
   })
 
@@ -455,17 +455,17 @@ describe('SqliteStorage beyond the contract', () => {
       await server.clients.insert(clientRecord())
       await server.sessions.insert(sessionRecord())
       await server.sessions.insert(sessionRecord({ id: 'session-2', refresh_token_hash: 'h2' }))
-      assert.equal(await server.sessions.isTokenActive('session-1', 'jti-1'), true)
-      assert.equal(await server.sessions.isTokenActive('session-1', 'jti-1'), true)
+      assert.equal(await server.sessions.isTokenActive('session-1', 'jti-1', 'client-1'), true)
+      assert.equal(await server.sessions.isTokenActive('session-1', 'jti-1', 'client-1'), true)
       await cli.sessions.revoke('session-1', T0, { jti: 'jti-1', expiresAt: T0 + 3_600_000 })
       // The memo reads `data_version` once per turn: requests read after the revocation see it.
       await nextTurn()
-      assert.equal(await server.sessions.isTokenActive('session-1', 'jti-1'), false)
+      assert.equal(await server.sessions.isTokenActive('session-1', 'jti-1', 'client-1'), false)
 
-      assert.equal(await server.sessions.isTokenActive('session-2', 'jti-2'), true)
+      assert.equal(await server.sessions.isTokenActive('session-2', 'jti-2', 'client-1'), true)
       assert.equal(await cli.clients.revoke('client-1', T0), true)
       await nextTurn()
-      assert.equal(await server.sessions.isTokenActive('session-2', 'jti-2'), false)
+      assert.equal(await server.sessions.isTokenActive('session-2', 'jti-2', 'client-1'), false)
     } finally {
       await server.close()
       await cli.close()
@@ -478,9 +478,9 @@ describe('SqliteStorage beyond the contract', () => {
     try {
       await storage.clients.insert(clientRecord())
       await storage.sessions.insert(sessionRecord())
-      assert.equal(await storage.sessions.isTokenActive('session-1', 'jti-1'), true)
+      assert.equal(await storage.sessions.isTokenActive('session-1', 'jti-1', 'client-1'), true)
       await storage.clients.revoke('client-1', T0)
-      assert.equal(await storage.sessions.isTokenActive('session-1', 'jti-1'), false)
+      assert.equal(await storage.sessions.isTokenActive('session-1', 'jti-1', 'client-1'), false)
     } finally {
       await storage.close()
     }

@@ -31,12 +31,17 @@ export function describeSessionStoreContract(storage: CurrentStorage): void {
    * Asserts what `isTokenActive` answers and, for a store with `getForToken`, that it answers
    * the same, with the record (an existing one and a missing one) only when active.
    */
-  async function expectActive(sessionId: string, jti: string, active: boolean): Promise<void> {
-    assert.equal(await store().isTokenActive(sessionId, jti), active)
+  async function expectActive(
+    sessionId: string,
+    jti: string,
+    active: boolean,
+    clientId = 'client-1',
+  ): Promise<void> {
+    assert.equal(await store().isTokenActive(sessionId, jti, clientId), active)
     const beneficiaries = storage().beneficiaries
     if (beneficiaries.getForToken === undefined) return
     const record = await recordOf(storage())
-    const token = { sessionId, jti }
+    const token = { sessionId, jti, clientId }
     assert.deepEqual(
       await beneficiaries.getForToken(record.id, token),
       active ? { active, record } : { active },
@@ -109,7 +114,21 @@ export function describeSessionStoreContract(storage: CurrentStorage): void {
       assert.equal(await storage().clients.revoke('client-1', T0 + SECOND), true)
       await expectActive('session-1', 'jti-1', false)
       await expectActive('session-2', 'jti-2', false)
-      await expectActive('session-3', 'jti-3', true)
+      await expectActive('session-3', 'jti-3', true, 'client-2')
+    })
+
+    it("answers false for a token whose session is another client's: sid is bound to sub", async () => {
+      await insertClientWithSessions()
+      await storage().clients.insert(clientRecord({ id: 'client-2' }))
+      await store().insert(
+        sessionRecord({ id: 'session-3', client_id: 'client-2', refresh_token_hash: 'hash-3' }),
+      )
+      // Each asked first as its own client, so that a memo of active tokens is tried too.
+      await expectActive('session-1', 'jti-1', true, 'client-1')
+      await expectActive('session-1', 'jti-1', false, 'client-2')
+      await expectActive('session-3', 'jti-3', true, 'client-2')
+      await expectActive('session-3', 'jti-3', false, 'client-1')
+      await expectActive('session-3', 'jti-3', false, 'client-unknown')
     })
 
     it('answers false for a revoked jti, and only for that jti (D5)', async () => {

@@ -21,14 +21,14 @@ function countCalls(storage: MemoryStorage) {
       return get(id)
     },
     getForToken: async (id: number, token: TokenIdentity): Promise<TokenRead> =>
-      (calls.getForToken++, await isTokenActive(token.sessionId, token.jti))
+      (calls.getForToken++, await isTokenActive(token.sessionId, token.jti, token.clientId))
         ? { active: true, record: await get(id) }
         : { active: false },
   })
   Object.assign(sessions, {
-    isTokenActive: (sessionId: string, jti: string) => {
+    isTokenActive: (sessionId: string, jti: string, clientId: string) => {
       calls.isTokenActive++
-      return isTokenActive(sessionId, jti)
+      return isTokenActive(sessionId, jti, clientId)
     },
   })
   return calls

@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { send } from '../server/server-fixtures.js'
 import {
+  freeTextArbitrary,
+  HIDDEN_SAMPLES,
   NOT_ASSIGNED,
   validBeneficiaryArbitrary,
   type BeneficiaryValue,
@@ -274,6 +276,15 @@ const BREAKS: fc.Arbitrary<Break> = fc.oneof(
       fields: [`address.${String(field)}`],
       apply: setAddressField(String(field), value),
     })),
+  // D8: an address line holds nothing that hides or disguises text, as a name does not.
+  fc
+    .tuple(fc.constantFrom('street', 'city'), fc.constantFrom(...HIDDEN_SAMPLES))
+    .map(([field, hidden]) => ({
+      label: `address.${field} with ${JSON.stringify(hidden)}`,
+      targets: [`address.${field}`],
+      fields: [`address.${field}`],
+      apply: setAddressField(field, `Via${hidden}Roma`),
+    })),
   breaks('metadata', ['notes', 1, [], true]),
   fc
     .constantFrom<[string, unknown]>(
@@ -282,6 +293,7 @@ const BREAKS: fc.Arbitrary<Break> = fc.oneof(
       ['k_array', [1]],
       ['k_long', 'x'.repeat(1_001)],
       ['k_control', 'a\u0000b'],
+      ...HIDDEN_SAMPLES.map((hidden, i): [string, unknown] => [`k_hidden_${i}`, `a${hidden}b`]),
       ['__proto__', 'x'],
       ['constructor', 'x'],
       ['prototype', 1],
@@ -304,6 +316,10 @@ const BREAKS: fc.Arbitrary<Break> = fc.oneof(
       ['an empty key', setMetadataKey('', 'x')],
       ['a key of 65 characters', setMetadataKey('k'.repeat(65), 'x')],
       ['a key with a control character', setMetadataKey('a\u0001b', 'x')],
+      ...HIDDEN_SAMPLES.map((hidden): [string, (body: Body) => void] => [
+        `a key with ${JSON.stringify(hidden)}`,
+        setMetadataKey(`a${hidden}b`, 'x'),
+      ]),
     )
     .map(([label, apply]) => ({
       label: `metadata with ${label}`,
@@ -357,6 +373,20 @@ function broken(body: Body, list: readonly Break[]): { body: Body; fields: Set<s
   const copy: Body = structuredClone(body)
   for (const item of list) item.apply(copy)
   return { body: copy, fields: new Set(list.flatMap((item) => item.fields)) }
+}
+
+/** `body` as JSON text with the key at `path` written a second time, with the value `again`. */
+function withRepeatedKey(body: Body, path: readonly string[], again: unknown): string {
+  const [outer, inner] = path as [string, string | undefined]
+  const repeat = (object: Body, key: string): string => {
+    const text = JSON.stringify(object)
+    return `${text.slice(0, -1)},${JSON.stringify(key)}:${JSON.stringify(again)}}`
+  }
+  if (inner === undefined) return repeat(body, outer)
+  const nested = repeat(body[outer] as Body, inner)
+  const rest = Object.fromEntries(Object.entries(body).filter(([key]) => key !== outer))
+  const text = JSON.stringify(rest)
+  return `${text.slice(0, -1)},${JSON.stringify(outer)}:${nested}}`
 }
 
 function writableOf(detail: Record<string, unknown>): BeneficiaryValue {
@@ -481,6 +511,64 @@ describe('generated beneficiaries against the API on SQLite (D7–D11)', () => {
         },
       ),
       settings(150),
+    )
+  })
+
+  it('D8, D14: a status reason with a control, invisible or formatting character is 422 naming reason, and nothing changes', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        freeTextArbitrary(400),
+        fc.constantFrom(...HIDDEN_SAMPLES, '\u0000', '\u0007', '\u007f'),
+        fc.nat(),
+        async (text, hidden, at) => {
+          const chars = [...text.value]
+          const place = 1 + (at % chars.length)
+          const reason = [...chars.slice(0, place), hidden, ...chars.slice(place), '.'].join('')
+          const digest = storageDigest(world.storage.database)
+          const answer = await send(world.handler, 'POST', `/v3/beneficiaries/${target}/status`, {
+            token,
+            body: { status: 'active', reason },
+          })
+          const context = JSON.stringify(reason).slice(0, 60)
+          assert.equal(answer.status, 422, `${context}: ${answer.body}`)
+          const error = assertErrorBody(answer.status, answer.headers, answer.body, context)
+          assert.deepEqual(namedFields(error), new Set(['reason']), context)
+          assert.equal(storageDigest(world.storage.database), digest, `${context}: storage changed`)
+        },
+      ),
+      settings(100),
+    )
+  })
+
+  it('D12: a valid body that gives one of its keys twice is 400 bad_request naming the key, and nothing is stored', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        validBeneficiaryArbitrary(TODAY, { maxMetadataKeys: 10 }),
+        fc.nat(),
+        fc.jsonValue({ maxDepth: 1 }),
+        async ({ body }, pick, again) => {
+          // Every key path of the body: top-level fields, and those of address and metadata.
+          const paths: string[][] = []
+          for (const [key, value] of Object.entries(body)) {
+            paths.push([key])
+            if (isObject(value)) for (const inner of Object.keys(value)) paths.push([key, inner])
+          }
+          const path = paths[pick % paths.length]!
+          const text = withRepeatedKey(body, path, again)
+          const digest = storageDigest(world.storage.database)
+          const answer = await send(world.handler, 'POST', '/v3/beneficiaries', {
+            token,
+            raw: new TextEncoder().encode(text),
+          })
+          const context = `${path.join('.')} in ${text.slice(0, 80)}`
+          assert.equal(answer.status, 400, `${context}: ${answer.body}`)
+          const error = assertErrorBody(answer.status, answer.headers, answer.body, context)
+          assert.equal(error.error, 'bad_request', context)
+          assert.ok(error.message.includes(JSON.stringify(path.join('.'))), error.message)
+          assert.equal(storageDigest(world.storage.database), digest, `${context}: storage changed`)
+        },
+      ),
+      settings(100),
     )
   })
 })

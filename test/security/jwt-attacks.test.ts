@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,7 +22,7 @@ import { startServer } from '../../server/start-server.js'
 import { MAX_HEADER_BYTES } from '../../server/transports/transport.js'
 import { send } from '../server/server-fixtures.js'
 import { countStorageCalls, http, type StorageCalls } from './security-fixtures.js'
-import { flipSignatureBit, TokenForge } from './token-forge.js'
+import { flipSignatureBit, TokenForge, withUnusedBitsSet } from './token-forge.js'
 
 // Every attack is a request to GET /v3/beneficiaries carrying a token (or header) that differs
 // from an accepted one in one property only. It must be refused with 401 invalid_token (D6: the
@@ -350,6 +350,41 @@ const ATTACKS: Readonly<Record<string, (world: World) => Promise<Attack>>> = {
     attack: bearer(await forge.unencoded()),
     fixed: bearer(await forge.sign()),
   }),
+  'a genuine token with a trailing = after its signature (non-canonical base64url)': async ({
+    forge,
+  }) => {
+    const token = await forge.sign()
+    return { attack: bearer(`${token}=`), fixed: bearer(token) }
+  },
+  'a genuine signature whose last character sets its unused bits (the same bytes)': async ({
+    forge,
+  }) => {
+    const token = await forge.sign()
+    return { attack: bearer(withUnusedBitsSet(token)), fixed: bearer(token) }
+  },
+  'a header and payload padded with = and signed over as padded': async ({ forge }) => {
+    const claims = forge.claims()
+    const padded = (value: unknown): string => {
+      const text = base64url.encode(JSON.stringify(value))
+      return text + '='.repeat((4 - (text.length % 4)) % 4 || 4)
+    }
+    const input = `${padded(forge.header())}.${padded(claims)}`
+    const signature = createHmac('sha256', forge.secret).update(input).digest('base64url')
+    return {
+      attack: bearer(`${input}.${signature}`),
+      fixed: bearer(forge.raw(forge.header(), claims)),
+    }
+  },
+  'a genuine token spelled in standard base64 (+ and /) where base64url has - and _': async ({
+    forge,
+  }) => {
+    let token = await forge.sign()
+    while (!/[-_]/.test(token)) token = await forge.sign()
+    return {
+      attack: bearer(token.replaceAll('-', '+').replaceAll('_', '/')),
+      fixed: bearer(token),
+    }
+  },
   'a genuine token with one more segment': async ({ forge }) => {
     const token = await forge.sign()
     return { attack: bearer(`${token}.${token.split('.')[2]!}`), fixed: bearer(token) }
@@ -464,6 +499,26 @@ function attackSuite(name: string, options: SurfaceOptions): void {
       }
       assert.deepEqual(world.calls.snapshot(), {})
       assert.equal((await surface(bearer(token))).status, 200)
+    })
+
+    it("D3, D6: a token signed with the genuine key whose sid is another client's session is 401 invalid_token: sid is bound to sub", async () => {
+      const other = await world.service.clients.create({ name: 'Other', scopes: ['read'] })
+      const { value } = await world.service.login(
+        { ip: '192.0.2.2' },
+        { client_id: other.client_id, client_secret: other.client_secret },
+      )
+      const otherSid = decodeJwt(value.access_token)['sid']
+      const theirs = await surface(bearer(await world.forge.sign({ claims: { sid: otherSid } })))
+      assert.equal(theirs.status, 401)
+      assert.equal(theirs.error, 'invalid_token')
+      const mine = await surface(
+        bearer(await world.forge.sign({ claims: { sub: other.client_id } })),
+      )
+      assert.equal(mine.status, 401)
+      assert.equal(mine.error, 'invalid_token')
+      const both = await world.forge.sign({ claims: { sub: other.client_id, sid: otherSid } })
+      assert.equal((await surface(bearer(both))).status, 200, 'the pair put right is accepted')
+      assert.equal((await surface(bearer(await world.forge.sign()))).status, 200)
     })
 
     it('D6: an expired token signed with a foreign key is invalid_token, not token_expired: the signature is checked first', async () => {

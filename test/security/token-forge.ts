@@ -121,3 +121,13 @@ export function flipSignatureBit(token: string, bit: number): string {
   bytes[index] = bytes[index]! ^ (1 << (bit & 7))
   return `${head}.${body}.${base64url.encode(bytes)}`
 }
+
+/**
+ * `token` with the unused low bits of its signature's last character set: another spelling of
+ * the same bytes (an HS256 signature is 32 bytes, 43 characters, two bits unused).
+ */
+export function withUnusedBitsSet(token: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+  const last = alphabet.indexOf(token.at(-1)!)
+  return token.slice(0, -1) + alphabet[last | 0b11]!
+}

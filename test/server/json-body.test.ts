@@ -49,6 +49,34 @@ describe('JSON bodies (D12)', () => {
     assert.equal(parseJsonBody(bytes(text)).ok, true)
   })
 
+  it('D12: refuses a key given twice in one object, naming it by its path, escapes decoded', () => {
+    const refused = (text: string): string => {
+      const result = parseJsonBody(bytes(text))
+      assert.equal(result.ok, false, text)
+      return (result as { message: string }).message
+    }
+    assert.equal(
+      refused('{"first_name":"A","first_name":"B"}'),
+      'The request body has the key "first_name" twice.',
+    )
+    assert.match(refused('{"address":{"city":"A", "city" : "B"}}'), /"address\.city"/)
+    assert.match(refused('{"a":[{"b":1},{"c":1,"c":2}]}'), /"a\.1\.c"/)
+    assert.match(refused('{"metadata":{"a":1,"\\u0061":2}}'), /"metadata\.a"/)
+    assert.match(refused('{"__proto__":1,"__proto__":2}'), /"__proto__"/)
+    assert.match(refused(`{"${'k'.repeat(300)}":1,"${'k'.repeat(300)}":2}`), /k…" twice/)
+    // The same key in different objects, or as a value, is no repeat.
+    for (const text of [
+      '{"a":{"a":{"a":1}},"b":{"a":2}}',
+      '[{"a":1},{"a":2}]',
+      '{"a":"a","b":["a","a"],"c":{"a":"a"}}',
+      '{"a\\"b":1,"a\\\\":2,"x":"\\",","y":1}',
+    ]) {
+      assert.equal(parseJsonBody(bytes(text)).ok, true, text)
+    }
+    // Malformed text is reported as such, whatever it repeats.
+    assert.equal(refused('{"a":1,"a":'), 'The request body is not valid JSON.')
+  })
+
   it('D8: __proto__ stays an own property and never reaches a prototype', () => {
     const result = parseJsonBody(bytes('{"__proto__":{"polluted":1}}'))
     assert.equal(result.ok, true)

@@ -1,10 +1,10 @@
 import type { SqliteDataVersion } from '../sqlite-data-version.js'
 
-/** Pairs remembered at most; past it the memo starts over (a miss only costs the full lookup). */
+/** Triples remembered at most; past it the memo starts over (a miss only costs the full lookup). */
 const MAX_REMEMBERED = 100_000
 
 /**
- * Remembers which (session, token id) pairs were found active, so that the check every
+ * Remembers which (session, token id, client) triples were found active, so that the check every
  * authenticated request makes costs a set lookup instead of a lookup in three tables.
  * Revocation still wins: a commit by any other connection (the CLI revoking a client, another
  * server process logging a session out) changes `data_version`, read once per turn of the event
@@ -21,24 +21,24 @@ export class SqliteActiveTokens {
     this.#dataVersion = dataVersion
   }
 
-  /** Whether the pair was found active and nothing that could revoke it has happened since. */
-  has(sessionId: string, jti: string): boolean {
+  /** Whether the triple was found active and nothing that could revoke it has happened since. */
+  has(sessionId: string, jti: string, clientId: string): boolean {
     const version = this.#dataVersion.current()
     if (version !== this.#version) {
       this.#version = version
       this.#active.clear()
       return false
     }
-    return this.#active.has(`${sessionId} ${jti}`)
+    return this.#active.has(`${sessionId} ${jti} ${clientId}`)
   }
 
-  /** Records a pair the database has just found active. */
-  add(sessionId: string, jti: string): void {
+  /** Records a triple the database has just found active. */
+  add(sessionId: string, jti: string, clientId: string): void {
     if (this.#active.size >= MAX_REMEMBERED) this.#active.clear()
-    this.#active.add(`${sessionId} ${jti}`)
+    this.#active.add(`${sessionId} ${jti} ${clientId}`)
   }
 
-  /** Forgets every pair: called by every revocation made through this connection. */
+  /** Forgets every triple: called by every revocation made through this connection. */
   forget(): void {
     this.#active.clear()
   }

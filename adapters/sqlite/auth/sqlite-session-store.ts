@@ -110,6 +110,7 @@ export class SqliteSessionStore implements SessionStore {
         .innerJoin('clients', 'clients.id', 'sessions.client_id')
         .select(sql<number>`1`.as('active'))
         .where('sessions.id', '=', slot('sid'))
+        .where('sessions.client_id', '=', slot('sub'))
         .where('sessions.revoked_at', 'is', null)
         .where('clients.revoked_at', 'is', null)
         .where((eb) =>
@@ -168,12 +169,15 @@ export class SqliteSessionStore implements SessionStore {
     this.#known.forget()
   }
 
-  /** False when the session is unknown or revoked, its client unknown or revoked, or `jti` revoked. */
-  async isTokenActive(sessionId: string, jti: string): Promise<boolean> {
+  /**
+   * False when the session is unknown, another client's or revoked, its client unknown or
+   * revoked, or `jti` revoked.
+   */
+  async isTokenActive(sessionId: string, jti: string, clientId: string): Promise<boolean> {
     this.#assertOpen()
-    if (this.#known.has(sessionId, jti)) return true
-    const active = this.#active.get({ sid: sessionId, jti }) !== undefined
-    if (active) this.#known.add(sessionId, jti)
+    if (this.#known.has(sessionId, jti, clientId)) return true
+    const active = this.#active.get({ sid: sessionId, jti, sub: clientId }) !== undefined
+    if (active) this.#known.add(sessionId, jti, clientId)
     return active
   }
 }

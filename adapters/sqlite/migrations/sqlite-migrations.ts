@@ -8,6 +8,7 @@ import { nameKeyCounters } from './sqlite-0005-name-key-counters.js'
 import { writeLog } from './sqlite-0006-write-log.js'
 import { nameKeysFolded } from './sqlite-0007-name-keys-folded.js'
 import { writeLogDropped } from './sqlite-0008-write-log-dropped.js'
+import { searchSecureDelete } from './sqlite-0009-search-secure-delete.js'
 
 const MIGRATION_TABLE = 'kysely_migration'
 
@@ -24,6 +25,7 @@ export const SQLITE_MIGRATIONS: Readonly<Record<string, Migration>> = Object.fre
   '0006_write_log': writeLog,
   '0007_name_keys_folded': nameKeysFolded,
   '0008_write_log_dropped': writeLogDropped,
+  '0009_search_secure_delete': searchSecureDelete,
 })
 
 /** Options of {@link migrateSqlite}. */

@@ -27,6 +27,7 @@ const COPIED_PRAGMAS = [
   'temp_store',
   'wal_autocheckpoint',
   'journal_size_limit',
+  'secure_delete',
 ] as const
 
 /**

@@ -21,6 +21,7 @@ import type { SqliteGroupCommit } from './sqlite-group-commit.js'
 import { type Counted, SqliteCounters } from './sqlite-counters.js'
 import type { SqliteDataVersion } from '../sqlite-data-version.js'
 import { SqliteHistory } from './sqlite-history.js'
+import { SqliteErasure } from './sqlite-erasure.js'
 import { SqliteIdempotencyClaims } from './sqlite-idempotency-claims.js'
 import { queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
 import {
@@ -87,6 +88,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   readonly #deleteWords: SqliteQuery<never>
   readonly #history: SqliteHistory
   readonly #claims: SqliteIdempotencyClaims
+  readonly #erasure: SqliteErasure
   readonly #create: BetterSqlite3.Transaction<
     (
       record: NewBeneficiary,
@@ -136,13 +138,22 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
       db,
       queryBuilder.deleteFrom('beneficiaries').where('id', '=', slot('id')),
     )
+    // FTS5's `delete` command: a contentless table takes a row out with the words it was given,
+    // and in `secure-delete` mode removes them from the index at once (D27).
     this.#deleteWords = new SqliteQuery(
       db,
-      queryBuilder.deleteFrom('beneficiary_search').where('rowid', '=', slot('id')),
+      queryBuilder.insertInto('beneficiary_search').values({
+        // The hidden column, which a row never sets: the command's name.
+        beneficiary_search: slot('command'),
+        rowid: slot<number>('id'),
+        words: slot<string>('words'),
+        status: slot<string>('status'),
+      } as never),
     )
 
     this.#history = new SqliteHistory(db)
     this.#claims = new SqliteIdempotencyClaims(db)
+    this.#erasure = new SqliteErasure(db)
 
     this.#create = db.transaction((record, entry, claim) => this.#createNow(record, entry, claim))
     this.#replace = db.transaction((previous, next, entry) =>
@@ -217,6 +228,8 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   /**
    * Deletes the record and its search words, empties the `changes` of its earlier history
    * entries and appends `entry`, in one transaction; the fiscal code becomes free (D13, D27).
+   * Once committed, the WAL is emptied soon after (`SqliteErasure`), so that no file holds the
+   * erased values.
    */
   async remove(
     id: number,
@@ -226,7 +239,9 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#assertOpen()
     if (this.#writer !== undefined)
       return this.#writer.removeBeneficiary(id, expectedVersion, entry)
-    return this.#writes.run(() => this.#remove(id, expectedVersion, entry))
+    const outcome = await this.#writes.run(() => this.#remove(id, expectedVersion, entry))
+    if (outcome === 'done') this.#erasure.erased()
+    return outcome
   }
 
   /** A page of the record's history, oldest first; `undefined` once the record is deleted. */
@@ -296,8 +311,10 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
       return this.#selectCurrent.get({ id }) === undefined ? 'missing' : 'conflict'
     }
     if (keys !== undefined) {
+      // The words the row was given: the old names' (unchanged unless renamed).
+      const words = (renamed ? nameKeys(previous) : keys).words
       this.#writes.defer(() => {
-        this.#deleteWords.run({ id })
+        this.#deleteWords.run({ command: 'delete', id, words, status: previous.status })
         this.#insertWords.run({ id, words: keys.words, status: next.status })
       })
     }
@@ -341,7 +358,9 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     if (current === undefined) return 'missing'
     if (expectedVersion !== undefined && current.version !== expectedVersion) return 'conflict'
     this.#delete.run({ id })
-    this.#writes.defer(() => this.#deleteWords.run({ id }))
+    const words = nameKeys(current).words
+    const status = current.status
+    this.#writes.defer(() => this.#deleteWords.run({ command: 'delete', id, words, status }))
     this.#writes.defer(() => this.#counters.erase(current))
     this.#history.erase(id)
     this.#history.append(id, entry)

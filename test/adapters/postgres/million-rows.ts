@@ -158,7 +158,9 @@ await storage.sessions
     revoked_at: null,
   })
   .catch(() => undefined)
-await time('isTokenActive', (i) => storage.sessions.isTokenActive('million-session', `jti-${i}`))
+await time('isTokenActive', (i) =>
+  storage.sessions.isTokenActive('million-session', `jti-${i}`, 'million-client'),
+)
 const stamp = Date.now()
 await time('create (with an Idempotency-Key)', async (i) => {
   const record = newBeneficiary({ created_at: NOW, updated_at: NOW, email: `m${i}@example.org` })
@@ -206,7 +208,9 @@ await load('get', (i) => storage.beneficiaries.get(random(i)))
 for (const [label, query] of LISTS.slice(0, 4)) {
   await load(`list: ${label}`, () => storage.beneficiaries.list(query))
 }
-await load('isTokenActive', (i) => storage.sessions.isTokenActive('million-session', `jti-${i}`))
+await load('isTokenActive', (i) =>
+  storage.sessions.isTokenActive('million-session', `jti-${i}`, 'million-client'),
+)
 
 console.log('\nplans (with the values of the second run of each list):')
 let seqScans = 0

@@ -221,11 +221,11 @@ describe('PostgreSQL: calls made together are batched', { skip }, () => {
     sent = []
     const reads = await Promise.all(
       cases.map(({ id, sessionId, jti }) =>
-        storage.beneficiaries.getForToken!(id, { sessionId, jti }),
+        storage.beneficiaries.getForToken!(id, { sessionId, jti, clientId: 'client-1' }),
       ),
     )
     const checks = await Promise.all(
-      cases.map(({ sessionId, jti }) => storage.sessions.isTokenActive(sessionId, jti)),
+      cases.map(({ sessionId, jti }) => storage.sessions.isTokenActive(sessionId, jti, 'client-1')),
     )
     assert.equal(batches('unnest'), 2, 'one statement for the reads, one for the checks')
     assert.equal(sent.length, 2)

@@ -109,6 +109,52 @@ describe('SQLite schema migrations', () => {
     }
   })
 
+  it('D27: makes the search table anew in secure-delete mode, without the words of records deleted before', async () => {
+    const db = new Database(path)
+    await migrateSqlite(db, { to: '0007_name_keys_folded' })
+    insertRow(db, 'active', T0)
+    // Deleted as the adapter did before: its words stay in the index's segments.
+    const { lastInsertRowid: gone } = db
+      .prepare(
+        `INSERT INTO beneficiaries (first_name, last_name, email, metadata, status, created_at,
+           updated_at, version, sort_first, sort_last)
+         VALUES ('Zqxerased', 'Zqxgone', 'z@example.org', '{}', 'active', ?, ?, 1,
+           'zqxerased', 'zqxgone')`,
+      )
+      .run(T0, T0)
+    db.prepare(`INSERT INTO beneficiary_search (rowid, words, status) VALUES (?, ?, 'active')`).run(
+      gone,
+      'zqxerased zqxgone',
+    )
+    db.prepare('DELETE FROM beneficiaries WHERE id = ?').run(gone)
+    db.prepare('DELETE FROM beneficiary_search WHERE rowid = ?').run(gone)
+    const holding = (connection: Database.Database): number =>
+      connection
+        .prepare<[Buffer], { n: number }>(
+          'SELECT count(*) AS n FROM beneficiary_search_data WHERE instr(block, ?) > 0',
+        )
+        .get(Buffer.from('zqxerased'))!.n
+    assert.ok(holding(db) > 0, 'the old table keeps the words of a deleted row')
+    db.close()
+
+    const storage = await openSqliteStorage({ path })
+    try {
+      assert.ok(storage.migrationsApplied.includes('0009_search_secure_delete'))
+      assert.equal(holding(storage.database), 0)
+      const config = storage.database
+        .prepare("SELECT v FROM beneficiary_search_config WHERE k = 'secure-delete'")
+        .get() as { v: number }
+      assert.equal(config.v, 1)
+      const found = await storage.beneficiaries.list(listQuery({ search: ['ross'] }))
+      assert.deepEqual(
+        found.items.map((item) => item.id),
+        [1],
+      )
+    } finally {
+      await storage.close()
+    }
+  })
+
   it('folds the name keys of records stored before ł, ø and ß were folded, with their counters', async () => {
     const db = new Database(path)
     await migrateSqlite(db, { to: FIRST })

@@ -152,9 +152,15 @@ describe('SqliteWriterThread: writes on a thread of their own (writer: thread)',
 
       await storage.clients.insert(clientRecord())
       await storage.sessions.insert(sessionRecord())
-      assert.equal(await storage.sessions.isTokenActive(sessionRecord().id, 'jti-1'), true)
+      assert.equal(
+        await storage.sessions.isTokenActive(sessionRecord().id, 'jti-1', 'client-1'),
+        true,
+      )
       await storage.sessions.revoke(sessionRecord().id, 5, { jti: 'jti-1', expiresAt: 10 })
-      assert.equal(await storage.sessions.isTokenActive(sessionRecord().id, 'jti-1'), false)
+      assert.equal(
+        await storage.sessions.isTokenActive(sessionRecord().id, 'jti-1', 'client-1'),
+        false,
+      )
       assert.equal(await storage.clients.revoke('client-1', 6), true)
       assert.equal((await storage.clients.get('client-1'))?.revoked_at, 6)
       await storage.signingKeys.insert({ kid: 'k1', secret: 's', created_at: 1 })

@@ -229,6 +229,72 @@ describe('parseCreateInput: strings (D8)', () => {
   })
 })
 
+describe('parseCreateInput: the text rules of names in every free-text field (D8)', () => {
+  const HIDDEN = [
+    'Via\u202eRoma',
+    'Via\u200bRoma',
+    'Via Roma\uffff',
+    'Via\ufeffRoma',
+    'Via Roma\u{e0041}\u{e007f}',
+    'Via\u2028Roma',
+    'Via Roma\u00ad',
+    'Via Roma\ue000',
+    'Via\u200dRoma',
+  ]
+  const HIDDEN_MESSAGE = 'must not contain invisible or formatting characters'
+
+  it('D8, D10: refuses invisible and formatting characters in every address line, naming it', () => {
+    for (const text of HIDDEN) {
+      const address = { ...ADDRESS, street: text, city: text }
+      assert.deepEqual(
+        problemsOf(() => create({ address })),
+        [
+          { field: 'address.street', message: HIDDEN_MESSAGE },
+          { field: 'address.city', message: HIDDEN_MESSAGE },
+        ],
+        JSON.stringify(text),
+      )
+    }
+  })
+
+  it('D8, D10: refuses them in metadata values, naming each key, and in metadata keys', () => {
+    for (const text of HIDDEN) {
+      assert.deepEqual(
+        problemsOf(() => create({ metadata: { notes: text, other: `${text} again`, n: 1 } })),
+        [
+          { field: 'metadata.notes', message: HIDDEN_MESSAGE },
+          { field: 'metadata.other', message: HIDDEN_MESSAGE },
+        ],
+        JSON.stringify(text),
+      )
+      assert.deepEqual(
+        problemsOf(() => create({ metadata: { [text]: 'x' } })),
+        [
+          {
+            field: 'metadata',
+            message: 'keys must not contain invisible or formatting characters',
+          },
+        ],
+        JSON.stringify(text),
+      )
+    }
+  })
+
+  it('D8: trims and NFC-normalises address lines and metadata values, and keeps any script', () => {
+    const created = create({
+      address: { ...ADDRESS, street: '  Pia\u0300zza Duomo 1 ', city: '\u5317\u4eac' },
+      metadata: {
+        notes: ' e\u0301 \u{1F600} ',
+        persian: '\u062d\u0633\u0646\u200c\u0632\u0627\u062f\u0647',
+      },
+    })
+    assert.equal(created.address?.street, 'Pi\u00e0zza Duomo 1')
+    assert.equal(created.address?.city, '\u5317\u4eac')
+    assert.equal(created.metadata['notes'], '\u00e9 \u{1F600}')
+    assert.equal(created.metadata['persian'], '\u062d\u0633\u0646\u200c\u0632\u0627\u062f\u0647')
+  })
+})
+
 describe('parseCreateInput: email (D8)', () => {
   const LONGEST = `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(58)}.it`
 

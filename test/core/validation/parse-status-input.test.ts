@@ -27,6 +27,27 @@ describe('parseStatusInput (D14)', () => {
     assert.deepEqual(parseStatusInput({ status: 'active', reason: '   ' }), { status: 'active' })
   })
 
+  it('D8, D10: refuses a reason with control, invisible or formatting characters, naming it', () => {
+    for (const reason of [
+      'moved\u202eabroad',
+      'moved\u200b',
+      'mo\ufeffved',
+      'moved\uffff',
+      'a\u{e0041}',
+      'a\u0007b',
+    ]) {
+      assert.deepEqual(
+        fieldsOf(() => parseStatusInput({ status: 'inactive', reason })),
+        ['reason'],
+        JSON.stringify(reason),
+      )
+    }
+    assert.equal(
+      parseStatusInput({ status: 'inactive', reason: ' trasferito all\u2019estero ' }).reason,
+      'trasferito all\u2019estero',
+    )
+  })
+
   it('accepts a reason of 500 characters and refuses 501', () => {
     assert.equal(
       parseStatusInput({ status: 'active', reason: 'r'.repeat(500) }).reason?.length,

@@ -19,6 +19,19 @@ import { OpenApiResponseValidator } from '../openapi-validator.js'
 import { createWorld, delegateTo, MARIO, type World } from '../server-fixtures.js'
 
 const MIB = 1024 * 1024
+
+/** The methods the uWebSockets.js build routes (its `any` is these); it closes on any other. */
+const UWS_ROUTED_METHODS: readonly string[] = [
+  'GET',
+  'POST',
+  'HEAD',
+  'PUT',
+  'DELETE',
+  'CONNECT',
+  'OPTIONS',
+  'TRACE',
+  'PATCH',
+]
 const REQUEST_TIMEOUT_MS = 800
 
 /** A fetch answer in the handler's terms, with the JSON body parsed. */
@@ -258,6 +271,57 @@ export function transportSuite(transport: TransportName): void {
       )
     })
 
+    it('D8, D10: invisible and formatting characters are 422 in every free-text field, each named, and nothing changes', async () => {
+      const body = {
+        ...MARIO,
+        fiscal_code: undefined,
+        address: { ...MARIO.address, street: 'Via\u202eRoma 1', city: 'Pi\u200bsa' },
+        metadata: { notes: 'first\ufeffcontact', ['tag\u{e0041}']: 'x' },
+      }
+      const refused = await wire(main, 'POST', '/v3/beneficiaries', { token, body })
+      assert.equal(refused.status, 422)
+      assert.deepEqual(
+        (refused.json?.['details'] as { field: string }[]).map((d) => d.field).sort(),
+        ['address.city', 'address.street', 'metadata', 'metadata.notes'],
+      )
+      const created = await wire(main, 'POST', '/v3/beneficiaries', {
+        token,
+        body: { first_name: 'Reason', last_name: 'Check', email: 'reason@example.org' },
+      })
+      const path = `/v3/beneficiaries/${String(created.json?.['id'])}`
+      const status = await wire(main, 'POST', `${path}/status`, {
+        token,
+        body: { status: 'active', reason: 'moved\uffff' },
+      })
+      assert.equal(status.status, 422)
+      assert.deepEqual(status.json?.['details'], [
+        { field: 'reason', message: 'must not contain invisible or formatting characters' },
+      ])
+      assert.equal((await wire(main, 'GET', path, { token })).json?.['status'], 'pending')
+    })
+
+    it('D12: a body with a key given twice is 400 bad_request naming the key, and nothing is created', async () => {
+      const before = await wire(main, 'GET', '/v3/beneficiaries?per_page=1', { token })
+      const refused = await wire(main, 'POST', '/v3/beneficiaries', {
+        token,
+        raw: '{"first_name":"A","last_name":"B","email":"twice@example.org","first_name":"C"}',
+      })
+      assert.equal(refused.status, 400)
+      assert.equal(refused.json?.['error'], 'bad_request')
+      assert.match(String(refused.json?.['message']), /"first_name"/)
+      const nested = await wire(main, 'POST', '/v3/beneficiaries', {
+        token,
+        raw: '{"first_name":"A","last_name":"B","email":"t@example.org","metadata":{"k":1,"k":2}}',
+      })
+      assert.equal(nested.status, 400)
+      assert.match(String(nested.json?.['message']), /"metadata\.k"/)
+      const after = await wire(main, 'GET', '/v3/beneficiaries?per_page=1', { token })
+      assert.equal(
+        (after.json?.['meta'] as { total_count: number }).total_count,
+        (before.json?.['meta'] as { total_count: number }).total_count,
+      )
+    })
+
     it('names in any script reach the client byte for byte, in the detail and in the list', async () => {
       const body = { first_name: 'Łucja Zoë', last_name: '李 Ødegård', email: 'lz@example.org' }
       const created = await wire(main, 'POST', '/v3/beneficiaries', { token, body })
@@ -287,6 +351,26 @@ export function transportSuite(transport: TransportName): void {
       const wrong = await wire(main, 'PATCH', '/v3/beneficiaries/1', { token, body: {} })
       assert.equal(wrong.status, 405)
       assert.equal(wrong.headers['allow'], 'GET, HEAD, PUT, DELETE')
+    })
+
+    it('D12: every method on a known path is 405 with Allow in the standard body; over uws, the methods its build routes', async () => {
+      for (const method of [...UWS_ROUTED_METHODS, 'PROPFIND', 'FOO', 'get', 'M-SEARCH', 'X']) {
+        if (['GET', 'HEAD', 'PUT', 'DELETE'].includes(method)) continue
+        const text = `${method} /v3/beneficiaries/1 HTTP/1.1\r\nHost: localhost\r\n\r\n`
+        const answer = await rawExchange(main, text, { waitForClose: false })
+        if (transport === 'uws' && !UWS_ROUTED_METHODS.includes(method)) {
+          // uWebSockets.js 20.30 routes nine methods and closes the connection on any other.
+          assert.equal(answer, '', method)
+          continue
+        }
+        assertRefusal(answer, 405, 'method_not_allowed', method)
+        assert.match(answer, /\r\nallow: GET, HEAD, PUT, DELETE\r\n/i, method)
+      }
+      const elsewhere = await rawExchange(main, 'FOO /v3/nothing HTTP/1.1\r\nHost: x\r\n\r\n', {
+        waitForClose: true,
+      })
+      if (transport === 'node') assertRefusal(elsewhere, 404, 'not_found')
+      assert.equal((await wire(main, 'GET', '/healthz')).status, 200)
     })
 
     it('D22, D23: Idempotent-Replayed, ETag and a 412 for a stale If-Match', async () => {
