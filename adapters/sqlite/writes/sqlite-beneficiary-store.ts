@@ -4,7 +4,6 @@ import type {
   BeneficiaryRecord,
   BeneficiarySummary,
   HistoryEntry,
-  Metadata,
 } from '../../../core/beneficiary.js'
 import { ConflictError } from '../../../core/errors.js'
 import type {
@@ -18,7 +17,7 @@ import type {
 } from '../../../core/ports/beneficiary-store.js'
 import { SqliteBeneficiaryList } from '../listing/sqlite-beneficiary-list.js'
 import type { SqliteGroupCommit } from './sqlite-group-commit.js'
-import { type Counted, SqliteCounters } from './sqlite-counters.js'
+import { countedOf, SqliteCounters } from './sqlite-counters.js'
 import type { SqliteDataVersion } from '../sqlite-data-version.js'
 import { SqliteHistory } from './sqlite-history.js'
 import { SqliteErasure } from './sqlite-erasure.js'
@@ -26,11 +25,14 @@ import { SqliteIdempotencyClaims } from './sqlite-idempotency-claims.js'
 import { queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
 import {
   beneficiarySlots,
+  nameKeys,
+  prepareWriteStatements,
   RECORD_COLUMNS,
   recordOf,
   toColumns,
+  toRecordFrom,
+  type NameKeys,
 } from './sqlite-beneficiary-columns.js'
-import { nameKeys, type NameKeys, prepareWriteStatements } from './sqlite-beneficiary-columns.js'
 import type { SqliteWrites } from '../threads/sqlite-writer-protocol.js'
 import type { BeneficiaryRow } from '../sqlite-schema.js'
 
@@ -365,34 +367,6 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#history.erase(id)
     this.#history.append(id, entry)
     return 'done'
-  }
-}
-
-/** What the list counters look at in a record with these sort keys. */
-function countedOf(record: BeneficiaryRecord, keys: SortKeys): Counted {
-  return {
-    id: record.id,
-    status: record.status,
-    created_at: record.created_at,
-    updated_at: record.updated_at,
-    sort_first: keys.sort_first,
-    sort_last: keys.sort_last,
-    first_name: record.first_name,
-    last_name: record.last_name,
-  }
-}
-
-/**
- * What was inserted, read back from the input rather than from the database; its objects are
- * copies, so the caller's and the record share nothing.
- */
-function toRecordFrom(record: NewBeneficiary, id: number): BeneficiaryRecord {
-  return {
-    id,
-    ...record,
-    address: record.address === null ? null : { ...record.address },
-    metadata: JSON.parse(JSON.stringify(record.metadata)) as Metadata,
-    version: 1,
   }
 }
 

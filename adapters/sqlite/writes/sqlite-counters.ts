@@ -1,3 +1,4 @@
+import type { BeneficiaryRecord } from '../../../core/beneficiary.js'
 import type BetterSqlite3 from 'better-sqlite3'
 import { sql } from 'kysely'
 import { DAY_MS } from '../../../core/time.js'
@@ -346,4 +347,21 @@ function nameKey(
 
 function dayOf(time: number): number {
   return Math.floor(time / DAY_MS)
+}
+
+/** What the list counters look at in a record with these sort keys. */
+export function countedOf(
+  record: BeneficiaryRecord,
+  keys: Pick<Counted, 'sort_first' | 'sort_last'>,
+): Counted {
+  return {
+    id: record.id,
+    status: record.status,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    sort_first: keys.sort_first,
+    sort_last: keys.sort_last,
+    first_name: record.first_name,
+    last_name: record.last_name,
+  }
 }
