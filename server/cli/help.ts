@@ -143,9 +143,12 @@ export const SEED_HELP = `Usage: beneficiaries seed --count N [options]
 
 Adds N realistic, made-up beneficiaries (names from many countries, valid e-mails, phones,
 addresses and codici fiscali, mixed statuses, three years of creation dates), for trying the
-API and for benchmarks, in one transaction: all of them or none. A million take about half a
-minute on SQLite and a minute on PostgreSQL. Standard error shows how far it is: a bar on a
-terminal, otherwise a line every five seconds.
+API and for benchmarks. On SQLite in one transaction: all of them or none. On PostgreSQL in
+batches that commit as they go: stopped or failed, it keeps the batches it committed, and the
+same command (the same --seed and --count) resumes it where it stopped, with the same rows and
+no duplicates; run again once finished, it adds nothing. A million take about half a minute on
+SQLite and a minute on PostgreSQL. Standard error shows how far it is: a bar on a terminal,
+otherwise a line every five seconds.
 
 Memory: the records are made and written one at a time, so it barely grows with N. On SQLite,
 up to about ${SQLITE.upToAMillion} MiB for a million (its 64 MiB page cache included), ${SQLITE.perFurtherMillion} MiB more for each
@@ -155,4 +158,5 @@ start what it expects for N.
 Options:
   --count N           How many to add (1 to 10,000,000)
   --seed N            Seed of the generator: the same seed gives the same rows (default 1)
+  --batch-size N      PostgreSQL: records per transaction, 1 to 100,000 (default 10,000)
 ${DB}`
