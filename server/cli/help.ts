@@ -76,6 +76,9 @@ ${DB}
   --pool-size N             PostgreSQL connections of this instance (DATABASE_POOL_SIZE,
                             default 10); the instances' pools together must fit the
                             server's max_connections
+  --list-timeout MS         How long PostgreSQL may run a statement of a list before it
+                            cancels it and the list is answered 503, its connection free for
+                            the next request (LIST_TIMEOUT_MS, 1 to 10000, default 2000)
   --body-timeout S          Seconds a request body may take to arrive after its headers
                             before it is answered 408 (BODY_TIMEOUT_SECONDS, 1 to 7, default 5)
   --redis-url URL           Keep the rate limits on Redis, shared by every instance:

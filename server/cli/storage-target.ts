@@ -61,6 +61,8 @@ export interface OpenOptions {
   readonly writer?: 'thread' | 'inline'
   /** PostgreSQL: connections in the pool. */
   readonly poolSize?: number
+  /** PostgreSQL: the time budget of each list statement. */
+  readonly listTimeoutMs?: number
 }
 
 const POSTGRES_URL = /^postgres(?:ql)?:\/\//i
@@ -134,6 +136,7 @@ export async function openCliDatabase(
     storage = await postgres.openPostgresStorage({
       connectionString: target.url,
       ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
+      ...(options.listTimeoutMs !== undefined && { listTimeoutMs: options.listTimeoutMs }),
       ...(options.use === 'existing' && { migrate: false }),
     })
   } catch (error) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
-import type pg from 'pg'
+import pg from 'pg'
 import {
   openPostgresStorage,
   type PostgresPool,
@@ -11,8 +11,10 @@ import {
 import { createBeneficiaryService } from '../../core/index.js'
 import { startServer, type RunningServer } from '../../server/index.js'
 import { MARIO } from '../server/server-fixtures.js'
+import { createTestDatabase, type TestDatabase } from '../support/postgres-database.js'
 import { postgresSkipReason, useTestSchema } from '../support/postgres.js'
-import { assertUnavailable, call, login } from './fault-support.js'
+import { assertUnavailable, call, createClient, login, type Reply } from './fault-support.js'
+import { ServeChild } from './serve-child.js'
 
 const skip = (await postgresSkipReason()) ?? false
 
@@ -70,8 +72,14 @@ async function eventually(done: () => Promise<boolean>, what: string): Promise<v
 describe('a list past its time budget on PostgreSQL', { skip }, () => {
   const database = useTestSchema('list_budget')
   let server: RunningServer | undefined
+  let serve: ServeChild | undefined
+  let other: TestDatabase | undefined
+  const holders: pg.Client[] = []
   after(async () => {
     await server?.close()
+    await serve?.kill()
+    for (const holder of holders) await holder.end().catch(() => undefined)
+    await other?.drop()
   })
 
   it('is cancelled by PostgreSQL and answered 503 with Retry-After, while the other requests get 200', async () => {
@@ -141,5 +149,36 @@ describe('a list past its time budget on PostgreSQL', { skip }, () => {
     await server.close()
     server = undefined
     await storage.close()
+  })
+
+  it('takes its budget from serve --list-timeout (LIST_TIMEOUT_MS)', async () => {
+    other = await createTestDatabase('list_budget_serve')
+    const client = await createClient(other.url)
+    serve = await ServeChild.start(other.url, { LIST_TIMEOUT_MS: '300' })
+    const base = serve.url
+    const token = await login(base, client)
+    const created = await call(base, 'POST', '/v3/beneficiaries', { token, body: MARIO })
+    assert.equal(created.status, 201, created.body)
+    const id = Number(created.json!['id'])
+
+    // Another session holds the counters, which every list reads and a get does not.
+    const holder = new pg.Client({ connectionString: other.url })
+    holders.push(holder)
+    await holder.connect()
+    await holder.query('BEGIN')
+    await holder.query('LOCK TABLE beneficiary_counts IN ACCESS EXCLUSIVE MODE')
+    const lists: Reply[] = await Promise.all(
+      ['/v3/beneficiaries', '/v3/beneficiaries?status=pending'].map((path) =>
+        call(base, 'GET', path, { token }),
+      ),
+    )
+    for (const reply of lists) assertUnavailable(reply, 'GET', '/v3/beneficiaries')
+    assert.equal((await call(base, 'GET', `/v3/beneficiaries/${id}`, { token })).status, 200)
+    assert.equal((await call(base, 'GET', '/readyz')).status, 200)
+
+    await holder.query('ROLLBACK')
+    const page = await call(base, 'GET', '/v3/beneficiaries', { token })
+    assert.equal(page.status, 200, page.body)
+    assert.equal((page.json!['meta'] as { total_count: number }).total_count, 1)
   })
 })
