@@ -89,7 +89,7 @@ const CODES: Readonly<
   },
   service_unavailable: {
     meaning:
-      'the database cannot serve the request now (locked by another process past the busy timeout, disk full, read-only, an I/O error, not answering). Nothing was written; `Retry-After` says when to try again.',
+      'the database cannot serve the request now (locked by another process past the busy timeout, disk full, read-only, an I/O error, not answering), or a list ran past its time budget on PostgreSQL and the database cancelled it. Nothing was written; `Retry-After` says when to try again.',
     message: 'The storage is unavailable at the moment. Try again later.',
   },
 }

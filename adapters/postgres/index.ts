@@ -39,7 +39,7 @@ export type PostgresStorage = PostgresStorageClass
 export type { PostgresPoolUsage } from './postgres-storage.js'
 /** Brings a schema up to date on a pool of the host's, in one transaction. */
 export const migratePostgres = migrations.migratePostgres
-/** Loads records in bulk. */
+/** Loads records in bulk, in batches that commit; a named load resumes where it stopped. */
 export const seedPostgres = seed.seedPostgres
 export type { PostgresStorageOptions } from './postgres-config.js'
 export type {
@@ -51,6 +51,11 @@ export type {
   PostgresTypeParser,
 } from './postgres-driver.js'
 export type { MigratePostgresOptions } from './postgres-migrations.js'
-export type { PostgresSeedResult } from './postgres-seed.js'
+export type {
+  PostgresSeedOptions,
+  PostgresSeedResult,
+  PostgresSeedSource,
+  PostgresSeedStart,
+} from './postgres-seed.js'
 // Beyond the port: `retainedHistory`, for audits.
 export type { PostgresBeneficiaryStore } from './postgres-beneficiary-store.js'

@@ -42,18 +42,29 @@ const plainItem = summaryReader(0)
  * A page from the first match is a named statement, prepared once per connection; any other
  * page is sent unnamed, so that PostgreSQL plans it with its offset (see `Shape.fromStart`).
  * The SQL of each shape leaves the planner one index path anyway (see `Plan`).
+ *
+ * Every list runs in a read-only transaction whose statements PostgreSQL cancels past the
+ * list's time budget (`SET LOCAL statement_timeout`), whatever the connection's own timeout:
+ * a list that would run away fails with `StorageUnavailableError` (`busy`) and frees its
+ * connection, and the requests waiting for one are served. Per statement rather than per
+ * connection, so that writes on the same pool keep the storage's longer statement timeout;
+ * the price is two short round trips (the `BEGIN` with the `SET LOCAL`, and the `COMMIT`) on a
+ * list that is otherwise one statement.
  */
 export class PostgresBeneficiaryList {
   readonly #pool: PostgresPool
   readonly #schema: string
+  readonly #budget: string
   readonly #totals: PostgresListTotals
   readonly #seek: PostgresListSeek
   readonly #statements = new Map<string, PostgresQuery>()
   readonly #counting = new Map<string, Promise<void>>()
 
-  constructor(pool: PostgresPool, schema: string) {
+  /** @param timeoutMs The budget of each list statement: a whole number of milliseconds. */
+  constructor(pool: PostgresPool, schema: string, timeoutMs: number) {
     this.#pool = pool
     this.#schema = schema
+    this.#budget = `SET LOCAL statement_timeout = ${timeoutMs}`
     this.#totals = new PostgresListTotals(schema)
     this.#seek = new PostgresListSeek(schema)
   }
@@ -112,7 +123,10 @@ export class PostgresBeneficiaryList {
       const page = await this.#inOneStatement(query, filters, predicted)
       if (page !== undefined) return page
     }
-    return this.#inTransaction(query, filters)
+    // The long way, in one snapshot: see the class.
+    return this.#inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', (db) =>
+      this.#readLongWay(db, query, filters),
+    )
   }
 
   /**
@@ -141,7 +155,7 @@ export class PostgresBeneficiaryList {
         LEFT JOIN LATERAL (${itemsQuery(this.#schema, shape)}) p ON true`,
       shape.fromStart,
     )
-    const rows = await statement.arrays(this.#pool, values)
+    const rows = await this.#inTransaction('BEGIN READ ONLY', (db) => statement.arrays(db, values))
     const first = rows[0]!
     const total = first[0] as number
     this.#totals.remember(filters, {
@@ -156,27 +170,29 @@ export class PostgresBeneficiaryList {
     return { items: read.reversed ? items.reverse() : items, total }
   }
 
-  /** The page the long way, in one snapshot: see the class. */
-  async #inTransaction(query: ListQuery, filters: Filters): Promise<Page<BeneficiarySummary>> {
+  /** `work` in a read-only transaction begun with `begin`, under the list's time budget. */
+  async #inTransaction<T>(begin: string, work: (db: Queryable) => Promise<T>): Promise<T> {
     let client: PostgresPoolClient
     try {
       client = await this.#pool.connect()
     } catch (error) {
       throw translateStorageFailure(error)
     }
-    let failure: unknown
+    let broken: Error | undefined
     try {
-      await run(client, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
-      const page = await this.#readLongWay(client, query, filters)
+      await run(client, `${begin}; ${this.#budget}`)
+      const result = await work(client)
       await run(client, 'COMMIT')
-      return page
+      return result
     } catch (error) {
-      failure = error
-      await client.query('ROLLBACK').catch(() => undefined)
+      // A list cancelled past its budget leaves a sound connection, kept for the next request
+      // (a new one costs PostgreSQL a process); one that cannot even roll back is dropped.
+      await client.query('ROLLBACK').catch((rollback: Error) => {
+        broken = rollback
+      })
       throw error
     } finally {
-      // A connection that failed is dropped rather than handed to the next request.
-      client.release(failure instanceof Error && failure.name !== 'TypeError' ? failure : undefined)
+      client.release(broken)
     }
   }
 

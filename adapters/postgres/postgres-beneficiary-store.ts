@@ -64,6 +64,7 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
    * @param schema The schema of the tables, migrated.
    * @param assertOpen Throws when the owning storage is closed; called first by every method.
    * @param track Keeps background work (the purge of expired claims) for `close` to wait on.
+   * @param listTimeoutMs The time budget of each list statement (see `PostgresBeneficiaryList`).
    */
   constructor(
     pool: PostgresPool,
@@ -71,6 +72,7 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
     assertOpen: () => void,
     track: (work: Promise<void>) => void,
     batching: Batching,
+    listTimeoutMs: number,
   ) {
     this.#pool = pool
     this.#assertOpen = assertOpen
@@ -101,7 +103,7 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
     this.#creates = new PostgresCreates(pool, schema, this.#writes, batching)
     this.#history = new PostgresHistory(schema)
     this.#claims = new PostgresIdempotencyClaims(schema)
-    this.#list = new PostgresBeneficiaryList(pool, schema)
+    this.#list = new PostgresBeneficiaryList(pool, schema, listTimeoutMs)
   }
 
   /** The record with this id, or `undefined`: one round trip, a prepared statement. */

@@ -50,6 +50,15 @@ export interface PostgresStorageOptions {
    */
   readonly statementTimeoutMs?: number
   /**
+   * The time budget of each statement of a list, in milliseconds, whatever the pool (the
+   * storage's own or the one given): PostgreSQL cancels a list statement that runs longer
+   * (`SET LOCAL statement_timeout` in the list's read-only transaction), and the list fails
+   * at once with `StorageUnavailableError` (`busy`), a 503 with `Retry-After`, while the
+   * connection goes back to serve the next request. Default 2000; at most `statementTimeoutMs`
+   * when that is set, for the client's own timeout (two seconds later) must not come first.
+   */
+  readonly listTimeoutMs?: number
+  /**
    * How reads and token checks that arrive together are sent as one statement (see
    * `PostgresBatcher`): at most `inFlight` such statements at once (default 2), each for at
    * most `size` calls (default 64). A call made while the service is idle goes out at once,
@@ -66,6 +75,7 @@ export const POSTGRES_DEFAULTS = Object.freeze({
   schema: 'public',
   connectionTimeoutMs: 5000,
   statementTimeoutMs: 10_000,
+  listTimeoutMs: 2000,
   batching: Object.freeze({ inFlight: 2, size: 64 }),
 })
 

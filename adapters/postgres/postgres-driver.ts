@@ -22,6 +22,8 @@ export interface PostgresQueryConfig {
   readonly name?: string
   readonly rowMode?: 'array'
   readonly types?: PostgresTypes
+  /** node-postgres's client-side read timeout for this query, in ms, in place of the pool's. */
+  readonly query_timeout?: number
 }
 
 /** What node-postgres's `query` resolves to. */

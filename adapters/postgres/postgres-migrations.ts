@@ -156,6 +156,21 @@ const coreSchema = statements([
   )`,
 ])
 
+/**
+ * Where each named bulk load of `seedPostgres` stands: how many of its records are committed,
+ * written in the transaction of each batch, so that a load stopped part-way resumes after them.
+ */
+const bulkLoads = statements([
+  `CREATE TABLE %s.bulk_loads (
+    name text PRIMARY KEY,
+    started_at bigint NOT NULL,
+    done bigint NOT NULL,
+    first_id bigint,
+    last_id bigint,
+    finished_at bigint
+  )`,
+])
+
 /** Records per statement of `nameKeysFolded`. */
 const REKEYED_ROWS = 10_000
 
@@ -227,6 +242,7 @@ export function postgresMigrations(schema: string): Readonly<Record<string, Migr
   return Object.freeze({
     '0001_core_schema': coreSchema(schema),
     '0002_name_keys_folded': nameKeysFolded(schema),
+    '0003_bulk_loads': bulkLoads(schema),
   })
 }
 

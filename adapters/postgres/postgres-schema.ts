@@ -51,6 +51,19 @@ export interface CountRow {
   max_id: number
 }
 
+/** A row of `bulk_loads`: how far a named load of `seedPostgres` is. */
+export interface BulkLoadRow {
+  name: string
+  /** When the load first started, epoch ms. */
+  started_at: number
+  /** Records committed. */
+  done: number
+  first_id: number | null
+  last_id: number | null
+  /** When the last record was committed and the tables analysed; `null` until then. */
+  finished_at: number | null
+}
+
 /** A row of `clients` (D1); `scopes` is a JSON array. */
 export interface ClientRow {
   seq: Generated<number>
@@ -94,6 +107,7 @@ export interface PostgresSchema {
   beneficiary_history: HistoryRow
   idempotency_keys: IdempotencyRow
   beneficiary_counts: CountRow
+  bulk_loads: BulkLoadRow
   clients: ClientRow
   sessions: SessionRow
   revoked_tokens: RevokedTokenRow

@@ -68,6 +68,8 @@ export class PostgresStorage implements Storage {
       ownsPool: boolean
       migrationsApplied: readonly string[]
       batching?: BatchLimits
+      /** Default `POSTGRES_DEFAULTS.listTimeoutMs`. */
+      listTimeoutMs?: number
     },
   ) {
     const batching: Batching = {
@@ -94,6 +96,7 @@ export class PostgresStorage implements Storage {
       assertOpen,
       track,
       batching,
+      options.listTimeoutMs ?? POSTGRES_DEFAULTS.listTimeoutMs,
     )
     this.clients = new PostgresClientStore(pool, this.schema, assertOpen)
     this.sessions = new PostgresSessionStore(pool, this.schema, assertOpen, batching)
@@ -166,6 +169,7 @@ export class PostgresStorage implements Storage {
  * The storage's own pool queues requests beyond `poolSize` connections for at most
  * `connectionTimeoutMs`, sets `statement_timeout` on each connection, and logs nothing: an
  * idle connection that breaks (the server restarting) is dropped and replaced on next use.
+ * Whatever the pool, each list statement has the shorter budget `listTimeoutMs`.
  *
  * @throws TypeError for invalid options, or when `migrate` is false and the schema is not up
  * to date; `MissingPeerDependencyError` naming the packages when `pg` is not installed;
@@ -198,6 +202,22 @@ export async function openPostgresStorage(
   if ((given === undefined) === (options.connectionString === undefined)) {
     throw new TypeError('give either connectionString or pool')
   }
+  const statementTimeoutMs = integerOption(
+    'statementTimeoutMs',
+    options.statementTimeoutMs,
+    POSTGRES_DEFAULTS.statementTimeoutMs,
+    0,
+    3_600_000,
+  )
+  // The pool's own timeout must not cut a list before PostgreSQL does.
+  const longest = given === undefined && statementTimeoutMs > 0 ? statementTimeoutMs : 3_600_000
+  const listTimeoutMs = integerOption(
+    'listTimeoutMs',
+    options.listTimeoutMs,
+    Math.min(POSTGRES_DEFAULTS.listTimeoutMs, longest),
+    1,
+    longest,
+  )
   let pool: PostgresPool
   if (given !== undefined) {
     pool = given
@@ -206,13 +226,6 @@ export async function openPostgresStorage(
       throw new TypeError('connectionString must be a postgres:// URL')
     }
     const max = integerOption('poolSize', options.poolSize, POSTGRES_DEFAULTS.poolSize, 1, 1000)
-    const statementTimeoutMs = integerOption(
-      'statementTimeoutMs',
-      options.statementTimeoutMs,
-      POSTGRES_DEFAULTS.statementTimeoutMs,
-      0,
-      3_600_000,
-    )
     const pg = await loadPg()
     const own = new pg.Pool({
       connectionString: options.connectionString,
@@ -256,6 +269,7 @@ export async function openPostgresStorage(
       ownsPool: given === undefined,
       migrationsApplied: applied,
       batching,
+      listTimeoutMs,
     })
   } catch (error) {
     if (given === undefined) await pool.end().catch(() => undefined)

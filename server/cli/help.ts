@@ -76,6 +76,9 @@ ${DB}
   --pool-size N             PostgreSQL connections of this instance (DATABASE_POOL_SIZE,
                             default 10); the instances' pools together must fit the
                             server's max_connections
+  --list-timeout MS         How long PostgreSQL may run a statement of a list before it
+                            cancels it and the list is answered 503, its connection free for
+                            the next request (LIST_TIMEOUT_MS, 1 to 10000, default 2000)
   --body-timeout S          Seconds a request body may take to arrive after its headers
                             before it is answered 408 (BODY_TIMEOUT_SECONDS, 1 to 7, default 5)
   --redis-url URL           Keep the rate limits on Redis, shared by every instance:
@@ -143,9 +146,12 @@ export const SEED_HELP = `Usage: beneficiaries seed --count N [options]
 
 Adds N realistic, made-up beneficiaries (names from many countries, valid e-mails, phones,
 addresses and codici fiscali, mixed statuses, three years of creation dates), for trying the
-API and for benchmarks, in one transaction: all of them or none. A million take about half a
-minute on SQLite and a minute on PostgreSQL. Standard error shows how far it is: a bar on a
-terminal, otherwise a line every five seconds.
+API and for benchmarks. On SQLite in one transaction: all of them or none. On PostgreSQL in
+batches that commit as they go: stopped or failed, it keeps the batches it committed, and the
+same command (the same --seed and --count) resumes it where it stopped, with the same rows and
+no duplicates; run again once finished, it adds nothing. A million take about half a minute on
+SQLite and a minute on PostgreSQL. Standard error shows how far it is: a bar on a terminal,
+otherwise a line every five seconds.
 
 Memory: the records are made and written one at a time, so it barely grows with N. On SQLite,
 up to about ${SQLITE.upToAMillion} MiB for a million (its 64 MiB page cache included), ${SQLITE.perFurtherMillion} MiB more for each
@@ -155,4 +161,5 @@ start what it expects for N.
 Options:
   --count N           How many to add (1 to 10,000,000)
   --seed N            Seed of the generator: the same seed gives the same rows (default 1)
+  --batch-size N      PostgreSQL: records per transaction, 1 to 100,000 (default 10,000)
 ${DB}`

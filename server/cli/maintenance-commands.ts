@@ -3,7 +3,6 @@ import { resolve } from 'node:path'
 import { CommandFailedError, UsageError } from './cli-error.js'
 import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
 import { openDatabase } from './database.js'
-import { fakeBeneficiaries } from './fake-beneficiaries.js'
 import { BACKUP_HELP, MIGRATE_HELP, SEED_HELP } from './help.js'
 import { SeedProgress, seedMemoryMib } from './seed-progress.js'
 import { Settings } from './settings.js'
@@ -104,14 +103,16 @@ function claim(file: string): true {
 }
 
 /**
- * `beneficiaries seed --count N`: realistic made-up beneficiaries, in one transaction, with its
- * progress on standard error (`SeedProgress`).
+ * `beneficiaries seed --count N`: realistic made-up beneficiaries, with its progress on standard
+ * error (`SeedProgress`): on SQLite in one transaction; on PostgreSQL in batches that commit as
+ * they go, so that the same command resumes a seed that stopped.
  */
 export async function seedCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommand(args, {
     ...COMMON_OPTIONS,
     count: { type: 'string' },
     seed: { type: 'string' },
+    'batch-size': { type: 'string' },
   })
   if (values['help'] === true) {
     io.out(SEED_HELP)
@@ -122,16 +123,36 @@ export async function seedCommand(args: readonly string[], io: CliIo): Promise<n
   const count = settings.integer('count', undefined, 0, 1, 10_000_000)
   const seed = settings.integer('seed', undefined, 1, 0, 4_294_967_295)
   const target = storageTarget(settings)
+  if (values['batch-size'] !== undefined && target.kind === 'sqlite') {
+    throw new UsageError('SQLite seeds in one transaction: --batch-size is for PostgreSQL')
+  }
+  const batchSize = settings.integer('batch-size', undefined, 10_000, 1, 100_000)
   const database = await openCliDatabase(target)
   const progress = new SeedProgress(count, io)
   try {
+    const how =
+      target.kind === 'sqlite'
+        ? 'in one transaction'
+        : `in batches of ${batchSize.toLocaleString('en-US')} that commit as they go (stopped, the same command resumes it)`
     io.err(
-      `seed: adding ${count.toLocaleString('en-US')} made-up beneficiaries to ${describeTarget(target)} in one transaction; it takes up to about ${seedMemoryMib(target.kind, count)} MiB of memory`,
+      `seed: adding ${count.toLocaleString('en-US')} made-up beneficiaries to ${describeTarget(target)} ${how}; it takes up to about ${seedMemoryMib(target.kind, count)} MiB of memory`,
     )
     const started = performance.now()
-    const result = await database.seed(progress.follow(fakeBeneficiaries({ count, seed })))
+    const result = await database.seed({ count, seed, batchSize }, progress)
+    if (result.added === 0) {
+      io.err(
+        `seed: the ${result.count.toLocaleString('en-US')} records of this seed are in already`,
+      )
+    }
     const seconds = Math.round((performance.now() - started) / 10) / 100
-    io.out(JSON.stringify({ first_id: result.firstId, count: result.count, seconds }))
+    io.out(
+      JSON.stringify({
+        first_id: result.firstId,
+        count: result.count,
+        added: result.added,
+        seconds,
+      }),
+    )
     return 0
   } finally {
     progress.close()

@@ -3,9 +3,10 @@ import type { CliIo } from './cli-io.js'
 /**
  * The memory (peak RSS, MiB) `seed` takes for up to a million records, and how much more each
  * further million adds, as measured (SQLite: 352–359 MiB for a million, 406 for three million;
- * PostgreSQL, this process: 229 MiB for a million), rounded up: the records are made and
- * written one at a time and the database keeps only its own cache, so what grows is only the
- * generator's set of fiscal codes, the tallies of the counters and V8's heap.
+ * PostgreSQL, this process: 212 MiB for 200,000, 231 MiB for a million), rounded up: the records
+ * are made and written one at a time (on PostgreSQL a batch at a time) and the database keeps
+ * only its own cache, so what grows is only the generator's set of fiscal codes, the tallies of
+ * the counters and V8's heap.
  */
 export const SEED_MEMORY_MIB = {
   sqlite: { upToAMillion: 360, perFurtherMillion: 25 },
@@ -28,8 +29,9 @@ const CHECK_EVERY = 1024
 
 /**
  * Tells on standard error how far `seed` is: on a terminal, a bar redrawn in place; in a file,
- * a pipe or a log collector, a line every five seconds. When the last record has been taken,
- * it says that the history, counters and search index follow (a fifth of the time on SQLite).
+ * a pipe or a log collector, a line every five seconds. It follows the records as they are
+ * taken (`follow`, SQLite's one transaction), or as batches commit (`begin`, `advance`, `end`:
+ * PostgreSQL's batches, which may resume a seed that stopped).
  */
 export class SeedProgress {
   readonly #total: number
@@ -37,6 +39,7 @@ export class SeedProgress {
   readonly #now: () => number
   #started = 0
   #reported = 0
+  #from = 0
   #barOpen = false
 
   /**
@@ -49,32 +52,38 @@ export class SeedProgress {
     this.#now = now
   }
 
-  /** Yields `records`, telling how many have been taken as it goes. */
+  /**
+   * Yields `records`, telling how many have been taken as it goes. When the last record has
+   * been taken, it says that the history, counters and search index follow (a fifth of the
+   * time on SQLite).
+   */
   *follow<T>(records: Iterable<T>): Generator<T> {
-    this.#started = this.#now()
-    this.#reported = this.#started
+    this.begin()
     let taken = 0
-    this.#draw(0)
     for (const record of records) {
       yield record
       taken++
-      if (taken % CHECK_EVERY === 0) this.#tick(taken)
+      if (taken % CHECK_EVERY === 0) this.advance(taken)
     }
-    this.#draw(taken)
-    this.close()
-    this.#io.err(
-      `seed: ${count(taken)} records written; now the history, counters and search index`,
-    )
+    this.end(taken, 'the history, counters and search index')
   }
 
-  /** Ends the bar's line, when one is drawn, so that what follows starts on a line of its own. */
-  close(): void {
-    if (!this.#barOpen) return
-    this.#barOpen = false
-    this.#io.terminal?.write('\n')
+  /**
+   * Starts telling, from `from` records already in the database (a seed that resumes, said in
+   * a line of its own); the time left is reckoned from what is added from now on.
+   */
+  begin(from = 0): void {
+    this.#started = this.#now()
+    this.#reported = this.#started
+    this.#from = from
+    if (from > 0) {
+      this.#io.err(`seed: resuming after the ${count(from)} records already in the database`)
+    }
+    this.#draw(from)
   }
 
-  #tick(taken: number): void {
+  /** Tells that `taken` records are in: redrawn at most every 100 ms, or a line every 5 s. */
+  advance(taken: number): void {
     const now = this.#now()
     const every = this.#io.terminal === undefined ? LINE_EVERY_MS : REDRAW_EVERY_MS
     if (now - this.#reported < every) return
@@ -86,6 +95,20 @@ export class SeedProgress {
     } else {
       this.#draw(taken)
     }
+  }
+
+  /** Tells that all `taken` records are in, ends the bar, and says that `next` follows. */
+  end(taken: number, next: string): void {
+    this.#draw(taken)
+    this.close()
+    this.#io.err(`seed: ${count(taken)} records written; now ${next}`)
+  }
+
+  /** Ends the bar's line, when one is drawn, so that what follows starts on a line of its own. */
+  close(): void {
+    if (!this.#barOpen) return
+    this.#barOpen = false
+    this.#io.terminal?.write('\n')
   }
 
   /** Redraws the bar; nothing when standard error is not a terminal. */
@@ -107,8 +130,9 @@ export class SeedProgress {
   /** ", about 12 s left" for the records, once there is a rate to go by. */
   #left(taken: number, now: number): string {
     const elapsed = now - this.#started
-    if (taken === 0 || taken >= this.#total || elapsed < 1000) return ''
-    const seconds = ((this.#total - taken) * elapsed) / taken / 1000
+    const added = taken - this.#from
+    if (added <= 0 || taken >= this.#total || elapsed < 1000) return ''
+    const seconds = ((this.#total - taken) * elapsed) / added / 1000
     return `, about ${seconds < 90 ? `${Math.ceil(seconds)} s` : `${Math.round(seconds / 60)} min`} left`
   }
 }

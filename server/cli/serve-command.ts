@@ -75,6 +75,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     checkpoint: 'background',
     writer: config.sqliteWriter,
     poolSize: config.poolSize,
+    listTimeoutMs: config.listTimeoutMs,
   })
   const storage = database.storage
   const db = describeTarget(config.database)

@@ -35,6 +35,8 @@ export interface ServeConfig {
   readonly sqliteWriter: 'inline' | 'thread'
   /** PostgreSQL: connections in this instance's pool. */
   readonly poolSize: number
+  /** PostgreSQL: how long a list statement may run before PostgreSQL cancels it (a 503). */
+  readonly listTimeoutMs: number
   /** How long a request body may take to arrive after its headers before a 408. */
   readonly bodyTimeoutMs: number
   /** Redis for the rate limits (D30, D31); `undefined`: the limits stay in this process. */
@@ -120,6 +122,8 @@ export function readServeConfig(settings: Settings): ServeConfig {
     busyTimeoutMs: settings.integer('busy-timeout', 'SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 10 * 60_000),
     sqliteWriter: settings.choice('sqlite-writer', 'SQLITE_WRITER', 'thread', ['inline', 'thread']),
     poolSize: settings.integer('pool-size', 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    // At most the storage's statement timeout, 10 s.
+    listTimeoutMs: settings.integer('list-timeout', 'LIST_TIMEOUT_MS', 2000, 1, 10_000),
     // At most 7 s: uWebSockets.js closes a stalled body after 8 s without an answer.
     bodyTimeoutMs: settings.integer('body-timeout', 'BODY_TIMEOUT_SECONDS', 5, 1, 7) * 1000,
     ...readMetrics(settings),

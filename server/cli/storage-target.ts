@@ -2,9 +2,10 @@ import type { Storage } from '../../core/index.js'
 import { CommandFailedError, UsageError } from './cli-error.js'
 import { databasePath, notUpToDate, openDatabase, type DatabaseUse } from './database.js'
 import type { Settings } from './settings.js'
-import type { NewBeneficiary } from '../../core/ports/beneficiary-store.js'
 import type { ServerMetrics } from '../metrics/server-metrics.js'
 import { redactedUrl } from './redacted-url.js'
+import { fakeBeneficiaries } from './fake-beneficiaries.js'
+import type { SeedProgress } from './seed-progress.js'
 
 /** The database a command works on: a SQLite file, or a PostgreSQL database. */
 export type StorageTarget =
@@ -18,11 +19,34 @@ export interface CliDatabase {
   readonly migrationsApplied: readonly string[]
   /** Names of the migrations applied to the schema, oldest first. */
   appliedMigrations(): Promise<string[]>
-  /** Inserts `records` in bulk; the first id given and how many. */
-  seed(records: Iterable<NewBeneficiary>): Promise<{ firstId: number; count: number }>
+  /**
+   * Adds `count` made-up beneficiaries of the generator's `seed`, telling `progress`. SQLite:
+   * in one transaction. PostgreSQL: in batches of `batchSize` that commit as they go; the same
+   * `seed` and `count` again resume a seed that stopped, and add nothing to one that finished.
+   */
+  seed(fake: FakeSeed, progress: SeedProgress): Promise<SeedOutcome>
   /** Adds the database's own metrics to `metrics`: SQLite's group commits, PostgreSQL's pool. */
   watch(metrics: ServerMetrics): void
   close(): Promise<void>
+}
+
+/** The made-up records `seed` adds. */
+export interface FakeSeed {
+  readonly count: number
+  /** The generator's seed. */
+  readonly seed: number
+  /** PostgreSQL: records per transaction. */
+  readonly batchSize: number
+}
+
+/** What `seed` did. */
+export interface SeedOutcome {
+  /** Id of the seed's first record. */
+  readonly firstId: number
+  /** Records of the seed in the database, those of a run it resumed included. */
+  readonly count: number
+  /** Records this run added. */
+  readonly added: number
 }
 
 /** How a command opens its database. */
@@ -37,6 +61,8 @@ export interface OpenOptions {
   readonly writer?: 'thread' | 'inline'
   /** PostgreSQL: connections in the pool. */
   readonly poolSize?: number
+  /** PostgreSQL: the time budget of each list statement. */
+  readonly listTimeoutMs?: number
 }
 
 const POSTGRES_URL = /^postgres(?:ql)?:\/\//i
@@ -95,7 +121,11 @@ export async function openCliDatabase(
             .all()
             .map((row) => row.name),
         ),
-      seed: (records) => sqlite.seedBeneficiaries(storage, records),
+      seed: async ({ count, seed }, progress) => {
+        const records = progress.follow(fakeBeneficiaries({ count, seed }))
+        const result = await sqlite.seedBeneficiaries(storage, records)
+        return { ...result, added: result.count }
+      },
       watch: (metrics) => metrics.watchGroupCommits(storage),
       close: () => storage.close(),
     }
@@ -106,6 +136,7 @@ export async function openCliDatabase(
     storage = await postgres.openPostgresStorage({
       connectionString: target.url,
       ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
+      ...(options.listTimeoutMs !== undefined && { listTimeoutMs: options.listTimeoutMs }),
       ...(options.use === 'existing' && { migrate: false }),
     })
   } catch (error) {
@@ -126,7 +157,23 @@ export async function openCliDatabase(
       })
       return (result.rows as { name: string }[]).map((row) => row.name)
     },
-    seed: (records) => postgres.seedPostgres(storage, records),
+    seed: ({ count, seed, batchSize }, progress) =>
+      postgres.seedPostgres(
+        storage,
+        ({ startedAt, done }) => {
+          progress.begin(done)
+          // The clock of the first run, so that a resumed seed makes the same records.
+          return fakeBeneficiaries({ count, seed, now: startedAt })
+        },
+        {
+          name: `fake-beneficiaries seed=${seed} count=${count}`,
+          batchSize,
+          onProgress: (done) => {
+            if (done < count) progress.advance(done)
+            else progress.end(done, 'the tables are analysed (VACUUM ANALYZE)')
+          },
+        },
+      ),
     watch: (metrics) => {
       metrics.watchPool(() => storage.poolUsage())
       metrics.watchBatches(storage)

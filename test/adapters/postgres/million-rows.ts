@@ -42,10 +42,8 @@ const storage = await openPostgresStorage({ pool: recording, schema })
 if (exists.rowCount !== 1 || !args.reuse) {
   const started = performance.now()
   let last = started
-  const result = await seedPostgres(
-    storage,
-    fakeBeneficiaries({ count, seed: 42, now: NOW }),
-    (n) => {
+  const result = await seedPostgres(storage, fakeBeneficiaries({ count, seed: 42, now: NOW }), {
+    onProgress: (n) => {
       const now = performance.now()
       if (now - last > 10_000) {
         console.log(
@@ -54,7 +52,7 @@ if (exists.rowCount !== 1 || !args.reuse) {
         last = now
       }
     },
-  )
+  })
   const seconds = (performance.now() - started) / 1000
   console.log(`seed: ${result.count.toLocaleString('en-US')} rows in ${seconds.toFixed(1)} s`)
 }

@@ -65,7 +65,7 @@ describe('PostgreSQL listing against the memory reference (D15–D18)', { skip }
     // The bulk loader counts in shard 0; the writes below in the other shards.
     const seeded = [...fakeBeneficiaries({ count: SEEDED, seed: 11, now: NOW })]
     const result = await seedPostgres(postgres, seeded)
-    assert.deepEqual(result, { firstId: 1, lastId: SEEDED, count: SEEDED })
+    assert.deepEqual(result, { firstId: 1, lastId: SEEDED, count: SEEDED, added: SEEDED })
     for (const record of seeded) await memory.beneficiaries.create(record, createdEntry(record))
     total = SEEDED
 

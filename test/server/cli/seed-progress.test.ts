@@ -95,6 +95,26 @@ describe('SeedProgress', () => {
     assert.equal(drawn.filter((text) => text === '\n').length, 1, 'once')
   })
 
+  it('follows committed batches of a resumed seed, reckoning the time left from what it adds', () => {
+    const { io, lines } = fakeIo(false)
+    const clock = { now: 0 }
+    const progress = new SeedProgress(100_000, io, () => clock.now)
+    progress.begin(60_000)
+    // 4,000 records a second from 60,000 on: the rate of this run, not 64,000 in a second.
+    for (let done = 61_000; done < 100_000; done += 1_000) {
+      clock.now += 250
+      progress.advance(done)
+    }
+    progress.end(100_000, 'the tables are analysed (VACUUM ANALYZE)')
+    assert.equal(lines[0], 'seed: resuming after the 60,000 records already in the database')
+    assert.equal(lines[1], 'seed: 80,000 of 100,000 (80%), about 5 s left')
+    assert.equal(lines.length, 3, lines.join('\n'))
+    assert.equal(
+      lines[2],
+      'seed: 100,000 records written; now the tables are analysed (VACUUM ANALYZE)',
+    )
+  })
+
   it('draws no bar on a terminal too narrow for one, only the figures', () => {
     const lines: string[] = []
     const drawn: string[] = []
