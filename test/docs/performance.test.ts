@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { peerOf, type Measurement, type TargetName } from '../../bench/result-table.js'
+import { isShape } from '../../bench/shape-report.js'
 
 // docs/performance.md shows one run as one table: this holds the table, its date and its machine
 // to the run's JSON, the one result file the repository keeps.
@@ -23,18 +24,29 @@ function citedRun(): { file: string; run: Run } {
   return { file, run: JSON.parse(readFileSync(new URL(file, root), 'utf8')) as Run }
 }
 
-/** The snapshot table's rows under "## The figures", as cells. */
-function tableRows(): string[][] {
+/** The tables under "## The figures", each as its rows of cells (headers left out). */
+function tables(): string[][][] {
   const start = page.indexOf('\n## The figures\n')
   assert.ok(start >= 0, 'the page has a section "The figures"')
   const section = page.slice(start, page.indexOf('\n## ', start + 1))
-  const rows = section.split('\n').filter((line) => line.startsWith('| '))
-  return rows.slice(2).map((line) =>
-    line
-      .slice(1, -1)
-      .split('|')
-      .map((cell) => cell.trim()),
-  )
+  const found: string[][][] = []
+  let current: string[] = []
+  for (const line of [...section.split('\n'), '']) {
+    if (line.startsWith('| ')) {
+      current.push(line)
+      continue
+    }
+    if (current.length > 0) found.push(current.slice(2).map(cellsOf))
+    current = []
+  }
+  return found
+}
+
+function cellsOf(line: string): string[] {
+  return line
+    .slice(1, -1)
+    .split('|')
+    .map((cell) => cell.trim())
 }
 
 describe('docs/performance.md, against the run it cites', () => {
@@ -50,17 +62,19 @@ describe('docs/performance.md, against the run it cites', () => {
   })
 
   it("shows every measurement of the run, each figure as the run's JSON has it", () => {
-    const rows = tableRows()
-    assert.equal(rows.length, run.measurements.length)
+    const [scenarios, shapes] = tables()
+    assert.ok(scenarios !== undefined && shapes !== undefined, 'two tables: scenarios, shapes')
+    const fixed = run.measurements.filter((m) => !isShape(m))
+    assert.equal(scenarios.length, fixed.length)
     const find = (scenario: string, target: TargetName) =>
       run.measurements.find((m) => m.scenario === scenario && m.target === target)
-    for (const [i, m] of run.measurements.entries()) {
+    for (const [i, m] of fixed.entries()) {
       const peer = find(m.scenario, peerOf(m.target))
       const ratio =
         peer === undefined || peer.requestsPerSecond === 0
           ? '—'
           : `${(m.requestsPerSecond / peer.requestsPerSecond).toFixed(2)}x`
-      assert.deepEqual(rows[i], [
+      assert.deepEqual(scenarios[i], [
         m.scenario,
         m.target,
         Math.round(m.requestsPerSecond).toLocaleString('en-US'),
@@ -69,6 +83,18 @@ describe('docs/performance.md, against the run it cites', () => {
         m.p99Ms.toFixed(2),
         m.cpuUsPerRequest.toFixed(1),
         String(Math.round(m.peakRssMb)),
+      ])
+    }
+    const classes = run.measurements.filter(isShape)
+    assert.equal(shapes.length, classes.length)
+    for (const [i, m] of classes.entries()) {
+      assert.deepEqual(shapes[i], [
+        m.scenario,
+        m.target,
+        Math.round(m.requestsPerSecond).toLocaleString('en-US'),
+        m.p50Ms.toFixed(2),
+        m.p99Ms.toFixed(2),
+        m.cpuUsPerRequest.toFixed(1),
       ])
     }
   })
