@@ -1,10 +1,5 @@
 import { sql } from 'kysely'
-import type {
-  BeneficiaryRecord,
-  BeneficiarySummary,
-  HistoryEntry,
-  Metadata,
-} from '../../core/beneficiary.js'
+import type { BeneficiaryRecord, BeneficiarySummary, HistoryEntry } from '../../core/beneficiary.js'
 import type {
   BeneficiaryStore,
   CreateOutcome,
@@ -16,6 +11,7 @@ import type {
   TokenRead,
   WriteOutcome,
 } from '../../core/ports/beneficiary-store.js'
+import { toRecordFrom } from '../relational/relational-beneficiary-columns.js'
 import { RECORD_COLUMNS, recordOf, sortKeys, toColumns } from './postgres-beneficiary-columns.js'
 import { PostgresBatcher, type Batching } from './postgres-batcher.js'
 import { PostgresBeneficiaryList } from './postgres-beneficiary-list.js'
@@ -296,18 +292,4 @@ interface Read {
 function tokenReadOf(values: readonly unknown[]): TokenRead {
   if (values[RECORD_COLUMNS.length] !== true) return { active: false }
   return { active: true, record: values[0] === null ? undefined : recordOf(values) }
-}
-
-/**
- * What was inserted, read back from the input rather than from the database; its objects are
- * copies, so the caller's and the record share nothing.
- */
-function toRecordFrom(record: NewBeneficiary, id: number): BeneficiaryRecord {
-  return {
-    id,
-    ...record,
-    address: record.address === null ? null : { ...record.address },
-    metadata: JSON.parse(JSON.stringify(record.metadata)) as Metadata,
-    version: 1,
-  }
 }

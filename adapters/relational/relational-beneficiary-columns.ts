@@ -185,3 +185,17 @@ export function writtenValues(
     sort_last: keys.sort_last,
   }
 }
+
+/**
+ * What was inserted, read back from the input rather than from the database; its objects are
+ * copies, so the caller's and the record share nothing.
+ */
+export function toRecordFrom(record: NewBeneficiary, id: number): BeneficiaryRecord {
+  return {
+    id,
+    ...record,
+    address: record.address === null ? null : { ...record.address },
+    metadata: JSON.parse(JSON.stringify(record.metadata)) as Metadata,
+    version: 1,
+  }
+}

@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { Selectable } from 'kysely'
-import type { BeneficiaryRecord, Metadata } from '../../../core/beneficiary.js'
+import type { BeneficiaryRecord } from '../../../core/beneficiary.js'
 import type { NewBeneficiary } from '../../../core/ports/beneficiary-store.js'
 import { nameSortKey } from '../../../core/search-terms.js'
 import {
@@ -19,6 +19,7 @@ export {
   RECORD_COLUMNS,
   recordOf,
   SUMMARY_COLUMNS,
+  toRecordFrom,
 } from '../../relational/relational-beneficiary-columns.js'
 
 type Row = Selectable<BeneficiaryRow>
@@ -92,19 +93,5 @@ export function prepareWriteStatements(db: BetterSqlite3.Database): WriteStateme
         status: slot<string>('status'),
       }),
     ),
-  }
-}
-
-/**
- * What was inserted, read back from the input rather than from the database; its objects are
- * copies, so the caller's and the record share nothing.
- */
-export function toRecordFrom(record: NewBeneficiary, id: number): BeneficiaryRecord {
-  return {
-    id,
-    ...record,
-    address: record.address === null ? null : { ...record.address },
-    metadata: JSON.parse(JSON.stringify(record.metadata)) as Metadata,
-    version: 1,
   }
 }
