@@ -41,7 +41,8 @@ Exit status: 0 done, 1 failed, 2 usage or configuration error.`
 export const SERVE_HELP = `Usage: beneficiaries serve [options]
 
 Serves the /v3 API over HTTP, or HTTPS when given a certificate and key. Plain HTTP is meant
-for loopback or behind a TLS-terminating proxy. Stops gracefully on SIGTERM or SIGINT.
+for loopback or behind a TLS-terminating proxy. Stops gracefully on SIGTERM or SIGINT (a
+second one while stopping is logged, and the stop goes on); under npm start as well.
 
 Options (each also from the environment variable in parentheses; the flag wins):
 ${DB}

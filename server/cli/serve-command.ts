@@ -1,6 +1,7 @@
 import { nodeSha256 } from '../node-sha256.js'
 import { createBeneficiaryService } from '../../core/index.js'
 import { createLogger } from '../logger.js'
+import type { HandlerLogger } from '../handler.js'
 import { ServerMetrics } from '../metrics/server-metrics.js'
 import { startServer, type RunningServer } from '../start-server.js'
 import { CommandFailedError } from './cli-error.js'
@@ -148,6 +149,9 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     io.signals.once('SIGTERM', () => resolve('SIGTERM'))
     io.signals.once('SIGINT', () => resolve('SIGINT'))
   })
+  // A terminal's Ctrl-C under `npm start` arrives twice (from the terminal, and forwarded by
+  // npm): a later signal must not end the process in the middle of its stop.
+  for (const again of ['SIGTERM', 'SIGINT'] as const) ignoreWhileStopping(io, again, logger)
   logger.info({ signal }, 'Shutting down: no new connections, finishing requests in flight')
   await server.close(config.graceMs)
   await limits?.close()
@@ -168,6 +172,13 @@ function listenFailure(error: unknown, host: string, port: number): CommandFaile
       ? 'the address is already in use (EADDRINUSE): another server runs there; choose another --port'
       : error.message
   return new CommandFailedError(`cannot listen on ${address}: ${reason}`, { cause: error })
+}
+
+function ignoreWhileStopping(io: CliIo, signal: 'SIGTERM' | 'SIGINT', logger: HandlerLogger): void {
+  io.signals.once(signal, () => {
+    logger.info({ signal }, 'Already shutting down: the requests in flight still finish')
+    ignoreWhileStopping(io, signal, logger)
+  })
 }
 
 function shellQuote(text: string): string {

@@ -13,10 +13,20 @@ export interface Exit {
   readonly at: number
 }
 
+/** The folder of the package (where `package.json` is), found from this file. */
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+
 /** What a suite gives `CliChild`. */
 export interface CliChildOptions {
   /** Arguments after the CLI's path, such as `['serve', '--db', path, '--port', '0']`. */
   readonly args: readonly string[]
+  /**
+   * What runs instead of `node <CLI>`, `args` after it: `['npm', 'start', '--']` runs the server
+   * as `npm start` does, from the package's folder. Default: this Node.js on the compiled CLI.
+   */
+  readonly command?: readonly [string, ...string[]]
+  /** Its own process group, so that a test can signal the group as a terminal does. */
+  readonly detached?: boolean
   /** The child's environment, besides PATH (nothing else of the test run's is inherited). */
   readonly env?: Readonly<Record<string, string>>
   /** Receives every complete line of standard output, without its newline. */
@@ -40,8 +50,11 @@ export class CliChild {
   #stderr = ''
 
   constructor(options: CliChildOptions) {
-    this.child = spawn(process.execPath, [CLI, ...options.args], {
+    const [file, ...before] = options.command ?? [process.execPath, CLI]
+    this.child = spawn(file, [...before, ...options.args], {
+      ...(options.command !== undefined && { cwd: PACKAGE_ROOT }),
       env: { PATH: process.env['PATH'] ?? '', ...options.env },
+      detached: options.detached ?? false,
     })
     const orphaned = (): void => void this.child.kill('SIGKILL')
     process.once('exit', orphaned)
