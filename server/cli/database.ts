@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { dirname, resolve, sep } from 'node:path'
 import type { SqliteConfig, SqliteStorage } from '../../adapters/sqlite/index.js'
 import { CommandFailedError } from './cli-error.js'
 import type { Settings } from './settings.js'
@@ -45,10 +45,7 @@ export async function openDatabase(
   // adapter's drivers can still run the CLI on PostgreSQL, and is told what to install here.
   const { openSqliteStorage } = await import('../../adapters/sqlite/index.js')
   try {
-    // Every folder made here is its owner's alone (D32); an existing one is left as it is.
-    if (use === 'create' && path !== ':memory:') {
-      mkdirSync(dirname(resolve(path)), { recursive: true, mode: 0o700 })
-    }
+    if (use === 'create' && path !== ':memory:') makeFolder(path)
     return await openSqliteStorage({
       ...config,
       path,
@@ -56,10 +53,62 @@ export async function openDatabase(
       migrate: use === 'create',
     })
   } catch (error) {
+    if (error instanceof CommandFailedError) throw error
     if (use === 'existing' && error instanceof TypeError) throw notUpToDate(path, error)
     const reason = error instanceof Error ? error.message : String(error)
     throw new CommandFailedError(`cannot open the database ${path}: ${reason}`, { cause: error })
   }
+}
+
+/** Folder errors in the operator's words, by their system code. */
+const FOLDER_PROBLEMS: Readonly<Record<string, string>> = {
+  EACCES: 'permission denied: the user running this command may not create it',
+  EPERM: 'permission denied: the user running this command may not create it',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space is left on the device',
+  ENAMETOOLONG: 'the path is too long',
+}
+
+/**
+ * Makes the database's folder and its missing parents, each its owner's alone (D32; an existing
+ * one is left as it is), or says why it cannot in the operator's words: a path through a file,
+ * a permission, a read-only file system.
+ * @throws CommandFailedError naming the database and the cause's system code.
+ */
+function makeFolder(path: string): void {
+  const folder = dirname(resolve(path))
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 })
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException
+    const file = code === 'EEXIST' || code === 'ENOTDIR' ? firstFile(folder) : undefined
+    const problem =
+      file !== undefined
+        ? `${file} is a file, not a folder`
+        : code !== undefined && Object.hasOwn(FOLDER_PROBLEMS, code)
+          ? `${FOLDER_PROBLEMS[code]} (${code})`
+          : (error as Error).message
+    throw new CommandFailedError(
+      `cannot create the folder of the database ${path}: ${problem}; check --db (or DATABASE_PATH)`,
+      { cause: error },
+    )
+  }
+}
+
+/** The first of `folder` and its parents, from the root down, that exists and is not a folder. */
+function firstFile(folder: string): string | undefined {
+  const parts = folder.split(sep)
+  for (let end = 2; end <= parts.length; end += 1) {
+    const prefix = parts.slice(0, end).join(sep)
+    let stats
+    try {
+      stats = statSync(prefix)
+    } catch {
+      return undefined
+    }
+    if (!stats.isDirectory()) return prefix
+  }
+  return undefined
 }
 
 /**

@@ -200,6 +200,27 @@ describe('commands that need an existing database', () => {
   })
 })
 
+describe('a database path through a file', () => {
+  it('is named in one line, the file that is not a folder, never a raw EEXIST or ENOTDIR', async () => {
+    const file = join(directory, 'a-file')
+    writeFileSync(file, 'not a folder')
+    const cases: [string, string][] = [
+      [join(file, 'x.sqlite'), file],
+      [join(file, 'deeper', 'x.sqlite'), file],
+      ['/etc/passwd/x.sqlite', '/etc/passwd'],
+    ]
+    for (const [db, culprit] of cases) {
+      for (const argv of [['migrate'], ['clients', 'create', '--name', 'x']]) {
+        const result = await cli([...argv, '--db', db])
+        assert.equal(result.status, 1, result.err)
+        assert.deepEqual(result.lines, [
+          `beneficiaries ${argv[0]}: cannot create the folder of the database ${db}: ${culprit} is a file, not a folder; check --db (or DATABASE_PATH)`,
+        ])
+      }
+    }
+  })
+})
+
 describe('beneficiaries backup --to', () => {
   it('refuses to replace an existing file without --force, and replaces it with', async () => {
     const db = join(directory, 'backed-up.sqlite')
