@@ -3,6 +3,7 @@ import { CommandFailedError, UsageError } from './cli-error.js'
 import { databasePath, notUpToDate, openDatabase, type DatabaseUse } from './database.js'
 import type { Settings } from './settings.js'
 import type { ServerMetrics } from '../metrics/server-metrics.js'
+import { postgresProblem } from './postgres-problem.js'
 import { redactedUrl } from './redacted-url.js'
 import { fakeBeneficiaries } from './fake-beneficiaries.js'
 import type { SeedProgress } from './seed-progress.js'
@@ -143,7 +144,8 @@ export async function openCliDatabase(
     if (options.use === 'existing' && error instanceof TypeError) {
       throw notUpToDate(describeTarget(target), error)
     }
-    const reason = error instanceof Error ? error.message : String(error)
+    const reason =
+      postgresProblem(error) ?? (error instanceof Error ? error.message : String(error))
     throw new CommandFailedError(`cannot open the database ${describeTarget(target)}: ${reason}`, {
       cause: error,
     })

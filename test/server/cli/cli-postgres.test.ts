@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
+import { createServer, type AddressInfo } from 'node:net'
 import { after, describe, it } from 'node:test'
 import pg from 'pg'
 import { call, login } from '../../faults/fault-support.js'
 import { ServeChild } from '../../faults/serve-child.js'
 import {
+  POSTGRES_URL,
   createTestDatabase,
   postgresSkip,
   type TestDatabase,
@@ -46,6 +48,36 @@ describe('the command-line tool on PostgreSQL', async () => {
       'postgres://postgres@127.0.0.1/db',
     ])
     assert.equal(both.status, 2)
+  })
+
+  it('says why PostgreSQL cannot be reached: where, the error code, never the password', async () => {
+    // A port nothing listens on: taken from the system, then let go.
+    const probe = createServer()
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+    const port = (probe.address() as AddressInfo).port
+    await new Promise((resolve) => probe.close(resolve))
+    const url = `postgres://app:hunter2-secret@127.0.0.1:${port}/beneficiaries`
+    for (const argv of [['serve', '--port', '0'], ['migrate']]) {
+      const result = await cli([...argv, '--database-url', url])
+      assert.equal(result.status, 1, result.err)
+      assert.equal(
+        result.err,
+        `beneficiaries ${argv[0]}: cannot open the database postgres://app:***@127.0.0.1:${port}/beneficiaries: nothing accepts connections at that host and port: is PostgreSQL running there? (ECONNREFUSED)`,
+      )
+    }
+    const unknown = await cli(['migrate'], {
+      DATABASE_URL: 'postgres://app@no-such-host.invalid/db',
+    })
+    assert.equal(unknown.status, 1)
+    assert.match(unknown.err, /no-such-host\.invalid\/db: no such host \((ENOTFOUND|EAI_AGAIN)\)$/)
+  })
+
+  it('says which database does not exist, by its code', { skip }, async () => {
+    const missing = new URL(POSTGRES_URL)
+    missing.pathname = '/no_such_database_here'
+    const result = await cli(['serve', '--port', '0', '--database-url', missing.toString()])
+    assert.equal(result.status, 1)
+    assert.match(result.err, /\/no_such_database_here: no such database \(3D000\)$/)
   })
 
   it(
