@@ -4,7 +4,12 @@ import { CommandFailedError, UsageError } from './cli-error.js'
 import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
 import { openCliDatabase, storageTarget } from './storage-target.js'
 import { didYouMean, nearest } from './did-you-mean.js'
-import { CLIENTS_HELP } from './help.js'
+import {
+  CLIENTS_CREATE_HELP,
+  CLIENTS_HELP,
+  CLIENTS_LIST_HELP,
+  CLIENTS_REVOKE_HELP,
+} from './help.js'
 import { Settings } from './settings.js'
 
 const OPTIONS = {
@@ -13,7 +18,13 @@ const OPTIONS = {
   scopes: { type: 'string' },
 } as const
 
-const ACTIONS = ['create', 'list', 'revoke']
+const ACTION_HELP = {
+  create: CLIENTS_CREATE_HELP,
+  list: CLIENTS_LIST_HELP,
+  revoke: CLIENTS_REVOKE_HELP,
+} as const
+
+const ACTIONS = Object.keys(ACTION_HELP)
 
 /**
  * `beneficiaries clients create|list|revoke` (D1). `create` prints the new client's id and
@@ -24,9 +35,8 @@ const ACTIONS = ['create', 'list', 'revoke']
 export async function clientsCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommand(args, OPTIONS, 2)
   const [action, id] = positionals
-  if (values['help'] === true || action === undefined) {
-    if (action === undefined && values['help'] !== true)
-      throw new UsageError('say create, list or revoke')
+  if (action === undefined) {
+    if (values['help'] !== true) throw new UsageError('say create, list or revoke')
     io.out(CLIENTS_HELP)
     return 0
   }
@@ -35,6 +45,10 @@ export async function clientsCommand(args: readonly string[], io: CliIo): Promis
     throw new UsageError(
       `unknown clients command ${JSON.stringify(action)}: say create, list or revoke${hint === '' ? '' : `. ${hint}`}`,
     )
+  }
+  if (values['help'] === true) {
+    io.out(ACTION_HELP[action])
+    return 0
   }
   if (action !== 'revoke' && id !== undefined)
     throw new UsageError(`unexpected argument ${JSON.stringify(id)}`)

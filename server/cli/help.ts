@@ -113,13 +113,36 @@ export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [
       Revokes the client: it cannot log in and its live tokens stop working.
 
 Only create makes a database when there is none; list and revoke need an existing one, with
-its schema up to date, and change nothing else.
+its schema up to date, and change nothing else. Run "beneficiaries clients <command> --help"
+for the options of each.`
+
+export const CLIENTS_CREATE_HELP = `Usage: beneficiaries clients create --name NAME [options]
+
+Provisions an API client and prints {"client_id","client_secret","scopes"} as JSON. The secret
+is shown this once only; only its hash is kept. Creates the database when there is none.
 
 Options:
-  --name NAME         Who the client is (create)
-  --scopes LIST       Space- or comma-separated scopes among read and write (create,
-                      default "read write")
+  --name NAME         Who the client is
+  --scopes LIST       Space- or comma-separated scopes among read and write (default
+                      "read write")
 ${DB}`
+
+export const CLIENTS_LIST_HELP = `Usage: beneficiaries clients list [options]
+
+Prints every client as JSON, oldest first, never a secret. The database must exist, with its
+schema up to date; nothing in it changes.
+
+Options:
+${EXISTING_DB}`
+
+export const CLIENTS_REVOKE_HELP = `Usage: beneficiaries clients revoke ID [options]
+
+Revokes the client ID: it cannot log in again, and its live tokens stop working on every
+instance. Prints {"client_id","revoked":true}. The database must exist, with its schema up to
+date.
+
+Options:
+${EXISTING_DB}`
 
 export const MIGRATE_HELP = `Usage: beneficiaries migrate [options]
 

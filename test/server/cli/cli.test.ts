@@ -34,6 +34,19 @@ describe('the command-line tool', () => {
     assert.equal((await cli([])).status, 2)
   })
 
+  it('prints the own help of each clients command: only create says it makes a database', async () => {
+    const overview = (await cli(['clients', '--help'])).out
+    for (const action of ['create', 'list', 'revoke']) {
+      const result = await cli(['clients', action, '--help'])
+      assert.equal(result.status, 0, action)
+      assert.match(result.out, new RegExp(`^Usage: beneficiaries clients ${action}`))
+      assert.notEqual(result.out, overview)
+      const creates = /created with its folder when missing|Creates the database/.test(result.out)
+      assert.equal(creates, action === 'create', action)
+    }
+    assert.match((await cli(['clients', 'list', '--help'])).out, /which must exist/)
+  })
+
   it('refuses an unknown command or option with status 2 and one line', async () => {
     for (const argv of [
       ['launch'],
