@@ -92,11 +92,14 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   try {
     if (config.redis !== undefined) {
       limits = await openSharedLimits(config.redis, logger)
-      const redis = describeRedisUrl(config.redis.url)
-      logger.info({ redis }, `Rate limits are shared through Redis at ${redis}`)
       if (metrics !== undefined) metrics.watchRedis(limits.redis)
-      // A Redis down at start is an outage like any other: logged, and the server starts.
+      // A Redis down at start is an outage like any other: logged, and the server starts, its
+      // limits per instance; they are said to be shared only when they are.
       await limits.store.checkPrimary()
+      if (!limits.store.degraded) {
+        const redis = describeRedisUrl(config.redis.url)
+        logger.info({ redis }, `Rate limits are shared through Redis at ${redis}`)
+      }
     }
     const service = await createBeneficiaryService({
       storage,

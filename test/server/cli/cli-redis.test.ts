@@ -151,6 +151,8 @@ describe('serve --redis-url', () => {
         assert.equal(outages[0]!['level'], 50)
         assert.equal(outages[0]!['redis'], 'redis://:***@127.0.0.1:1')
         assert.deepEqual(outages[0]!['err'], { type: 'ClientOfflineError' })
+        // The limits are per instance from the start: no line says they are shared.
+        assert.ok(!server.lines.some((line) => /shared/.test(String(line['msg']))))
         assert.equal((await server.kill('SIGTERM')).code, 0)
         assert.doesNotMatch(JSON.stringify(server.lines) + server.stderr, /not-a-real-password-3c1/)
       },
