@@ -48,8 +48,9 @@ Options (each also from the environment variable in parentheses; the flag wins):
 ${DB}
   --port N            Port to listen on, 0 for any free port (PORT, default 8080)
   --host HOST         Address to bind (HOST, default 127.0.0.1)
-  --transport NAME    uws (hyper-express on uWebSockets.js, fast) or node (node:http, no
-                      native code) (TRANSPORT, default uws)
+  --transport NAME    uws (hyper-express on uWebSockets.js, fast), node (node:http, no
+                      native code) or auto: uws where its build loads on this Node.js
+                      (16 to 20), else node, said in one line (TRANSPORT, default auto)
   --cert FILE         TLS certificate, PEM (TLS_CERT); needs --key
   --key FILE          TLS private key, PEM (TLS_KEY); needs --cert
   --trust-proxy LIST  Trusted proxies whose X-Forwarded-For is read: addresses, CIDR ranges,

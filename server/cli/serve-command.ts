@@ -1,6 +1,9 @@
 import { nodeSha256 } from '../node-sha256.js'
 import { createBeneficiaryService } from '../../core/index.js'
+import type pino from 'pino'
 import { createLogger } from '../logger.js'
+import type { TransportName } from '../transports/transport.js'
+import { uwsUnavailable } from '../transports/uws-listen.js'
 import type { HandlerLogger } from '../handler.js'
 import { ServerMetrics } from '../metrics/server-metrics.js'
 import { startServer, type RunningServer } from '../start-server.js'
@@ -122,7 +125,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     }
     server = await startServer({
       service,
-      transport: config.transport,
+      transport: chooseTransport(config.transport, logger),
       host: config.host,
       port: config.port,
       tls: config.tls,
@@ -175,6 +178,21 @@ function listenFailure(error: unknown, host: string, port: number): CommandFaile
       ? 'the address is already in use (EADDRINUSE): another server runs there; choose another --port'
       : error.message
   return new CommandFailedError(`cannot listen on ${address}: ${reason}`, { cause: error })
+}
+
+/**
+ * The transport `auto` stands for: uws where it can run, else node:http, with one line saying
+ * why. A transport named outright is used as it is, and refuses to start where it cannot run.
+ */
+function chooseTransport(choice: TransportName | 'auto', logger: pino.Logger): TransportName {
+  if (choice !== 'auto') return choice
+  const unavailable = uwsUnavailable()
+  if (unavailable === undefined) return 'uws'
+  logger.warn(
+    { transport: 'node', reason: unavailable.reason },
+    `The uws transport cannot run here: ${unavailable.reason}. Serving over node:http instead; --transport node (TRANSPORT=node) chooses it without this line`,
+  )
+  return 'node'
 }
 
 function ignoreWhileStopping(io: CliIo, signal: 'SIGTERM' | 'SIGINT', logger: HandlerLogger): void {

@@ -17,7 +17,8 @@ export interface ServeConfig {
   readonly database: StorageTarget
   readonly host: string
   readonly port: number
-  readonly transport: TransportName
+  /** `auto`: uws where its build loads on this Node.js, else node (said in one log line). */
+  readonly transport: TransportName | 'auto'
   readonly tls: TlsFiles | undefined
   readonly trustProxy: readonly string[]
   readonly basePath: string
@@ -93,7 +94,11 @@ export function readServeConfig(settings: Settings): ServeConfig {
     database: storageTarget(settings),
     host,
     port: settings.integer('port', 'PORT', 8080, 0, 65_535),
-    transport: settings.choice('transport', 'TRANSPORT', 'uws', ['uws', 'node']),
+    transport: settings.choice<TransportName | 'auto'>('transport', 'TRANSPORT', 'auto', [
+      'auto',
+      'uws',
+      'node',
+    ]),
     tls: readTls(settings),
     trustProxy,
     basePath,

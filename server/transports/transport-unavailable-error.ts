@@ -2,7 +2,8 @@ import type { TransportName } from './transport.js'
 
 /**
  * A transport cannot run on this platform, typically because the native uWebSockets.js binary
- * behind hyper-express does not load (the pinned build covers Node 16–20 on common platforms).
+ * behind hyper-express does not load (the pinned build covers Node 16–20 on common platforms:
+ * not 22 or 24, where `beneficiaries serve` falls back to node:http unless told `--transport uws`).
  * The message says why and how to choose the node:http transport instead.
  */
 export class TransportUnavailableError extends Error {
@@ -14,7 +15,8 @@ export class TransportUnavailableError extends Error {
     super(
       `The ${transport} transport (hyper-express on uWebSockets.js) cannot load on Node ` +
         `${process.versions.node} (${process.platform}-${process.arch}): ${reason}. ` +
-        'Start with --transport node (or TRANSPORT=node) to use node:http instead.',
+        'Use node:http instead: --transport node (or TRANSPORT=node), or transport: ' +
+        "'node' in startServer; or run the server on a Node.js line the build supports.",
       options,
     )
     this.name = 'TransportUnavailableError'

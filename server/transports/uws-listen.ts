@@ -1,5 +1,8 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { access } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
+import { dirname, join } from 'node:path'
 import type * as HyperExpress from 'hyper-express'
 import type { Server } from 'hyper-express'
 import {
@@ -38,25 +41,123 @@ const ADVICE =
   '(hyper-express 6.18 asks for uWebSockets.js from GitHub); or use the node:http transport ' +
   "(transport: 'node', --transport node)"
 
+/** Why the uws transport cannot run on this Node.js, as `uwsUnavailable` finds it. */
+export interface UwsUnavailable {
+  /** `missing`: hyper-express is not installed; `no-binary`: its uWebSockets.js build has no binary for this Node.js. */
+  readonly kind: 'missing' | 'no-binary'
+  /** One sentence, without a full stop, for a log line or an error message. */
+  readonly reason: string
+}
+
+/**
+ * Whether the uws transport can run on this Node.js, found without loading it: hyper-express
+ * resolves, and the uWebSockets.js build it resolves ships a binary for this platform and
+ * Node.js ABI (`process.versions.modules`; the pinned build covers Node 16–20, ABI 93–115).
+ * `undefined` when it can, as far as files tell: a binary that is there but fails to load is
+ * found by `loadHyperExpress`. Never loads uWebSockets.js, whose own loader would print a warning
+ * and fall back to a JavaScript stand-in that this transport cannot run on.
+ *
+ * @param modules The Node.js ABI to look for; default this process's.
+ */
+export function uwsUnavailable(modules = process.versions.modules): UwsUnavailable | undefined {
+  const require = createRequire(import.meta.url)
+  let hyperExpress: string
+  try {
+    hyperExpress = require.resolve('hyper-express')
+  } catch {
+    return { kind: 'missing', reason: 'hyper-express is not installed' }
+  }
+  let uws: string
+  try {
+    uws = packageFolder(createRequire(hyperExpress).resolve('uWebSockets.js'))
+  } catch {
+    return {
+      kind: 'missing',
+      reason: 'uWebSockets.js, which hyper-express needs, is not installed',
+    }
+  }
+  const prefix = `uws_${process.platform}_${process.arch}_`
+  // The official builds keep their binaries beside the loader; the pinned one in binaries/.
+  const abis = new Set<string>()
+  for (const folder of ['', 'binaries', 'dist']) {
+    let names: string[]
+    try {
+      names = readdirSync(join(uws, folder))
+    } catch {
+      continue
+    }
+    for (const name of names) {
+      if (name.startsWith(prefix) && name.endsWith('.node')) abis.add(name.slice(prefix.length, -5))
+    }
+  }
+  if (abis.has(modules)) return undefined
+  const version = (
+    JSON.parse(readFileSync(join(uws, 'package.json'), 'utf8')) as { version?: string }
+  ).version
+  const lines = [...abis]
+    .sort((a, b) => Number(a) - Number(b))
+    .map((abi) => (Object.hasOwn(NODE_OF_ABI, abi) ? NODE_OF_ABI[abi] : `ABI ${abi}`))
+  return {
+    kind: 'no-binary',
+    reason:
+      `its uWebSockets.js build ${version ?? ''} has no binary for this Node.js (ABI ${modules}); ` +
+      (lines.length === 0
+        ? `it has none for ${process.platform}-${process.arch}`
+        : `it has binaries for Node.js ${lines.join(', ')} on ${process.platform}-${process.arch}`),
+  }
+}
+
+/** Node.js lines by their ABI version (`process.versions.modules`). */
+const NODE_OF_ABI: Readonly<Record<string, string>> = {
+  '83': '14',
+  '93': '16',
+  '108': '18',
+  '115': '20',
+  '127': '22',
+  '137': '24',
+}
+
+/** The folder of the package that holds `file`: the nearest one with a package.json. */
+function packageFolder(file: string): string {
+  for (let folder = dirname(file); ; folder = dirname(folder)) {
+    if (existsSync(join(folder, 'package.json'))) return folder
+    if (dirname(folder) === folder) throw new Error(`no package.json above ${file}`)
+  }
+}
+
 /**
  * Loads hyper-express, an optional peer dependency, and with it the native uWebSockets.js.
  * @throws MissingPeerDependencyError when hyper-express is not installed.
- * @throws TransportUnavailableError when it is, but cannot load on this platform.
+ * @throws TransportUnavailableError when it is, but cannot load on this platform: its
+ *   uWebSockets.js build has no binary for this Node.js, or fell back to its JavaScript
+ *   stand-in.
  */
 export async function loadHyperExpress(): Promise<HyperExpressModule> {
+  const unavailable = uwsUnavailable()
+  if (unavailable?.kind === 'no-binary')
+    throw new TransportUnavailableError('uws', unavailable.reason)
+  let loaded: HyperExpressModule
   try {
-    const loaded = (await importWithPeers(
+    const module = (await importWithPeers(
       'The uws transport (hyper-express on uWebSockets.js)',
       UWS_PEERS,
       () => import('hyper-express'),
       ADVICE,
     )) as HyperExpressModule & { default?: HyperExpressModule }
-    return loaded.default ?? loaded
+    loaded = module.default ?? module
   } catch (error) {
     if (error instanceof MissingPeerDependencyError) throw error
     const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''
     throw new TransportUnavailableError('uws', reason, { cause: error })
   }
+  // A binary that failed to load: uWebSockets.js went on with its stand-in, which lacks this.
+  if (typeof (loaded.compressors as UndeclaredUws).LIBUS_LISTEN_EXCLUSIVE_PORT !== 'number') {
+    throw new TransportUnavailableError(
+      'uws',
+      'its uWebSockets.js binary did not load, and its JavaScript stand-in cannot serve this transport',
+    )
+  }
+  return loaded
 }
 
 /** What the uWebSockets.js build has that its types do not declare. */
