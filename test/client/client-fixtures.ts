@@ -14,9 +14,10 @@ import { startServer, type RunningServer } from '../../server/start-server.js'
 import type { TransportName } from '../../server/transports/transport.js'
 import { OpenApiResponseValidator } from '../server/openapi-validator.js'
 import { createWorld, delegateTo, type World } from '../server/server-fixtures.js'
+import { TRANSPORTS_HERE } from '../support/transports.js'
 
-/** Both transports: every client test runs against a real server on each. */
-export const TRANSPORTS: readonly TransportName[] = ['uws', 'node']
+/** Every transport that runs on this Node.js line: each client test runs against a real server on each. */
+export const TRANSPORTS: readonly TransportName[] = TRANSPORTS_HERE
 
 const SERVICE_CALLS = [
   'login',

@@ -12,6 +12,7 @@ import {
   postgresSkip,
   type TestDatabase,
 } from '../support/postgres-database.js'
+import { skipOn } from '../support/transports.js'
 
 const run = promisify(execFile)
 const example = (path: string) => fileURLToPath(new URL(`../../examples/${path}`, import.meta.url))
@@ -74,7 +75,8 @@ describe('examples run as docs/embedding.md shows them', () => {
     ['uws', true],
     ['node', false],
   ] as const) {
-    it(`standalone-server serves on ${chosen ? 'the PORT given' : 'a free port'}, answers, stops and exits at once over ${transport}`, async () => {
+    const title = `standalone-server serves on ${chosen ? 'the PORT given' : 'a free port'}, answers, stops and exits at once over ${transport}`
+    it(title, { skip: skipOn(transport) }, async () => {
       const port = chosen ? await freePort() : undefined
       const env: Record<string, string> = port === undefined ? {} : { PORT: String(port) }
       const { stdout, lingerMs } = await runUntilExit(

@@ -22,6 +22,7 @@ import {
   postgresSkip,
   type TestDatabase,
 } from '../support/postgres-database.js'
+import { TRANSPORTS_HERE } from '../support/transports.js'
 
 const ROUNDS = LONG ? 200 : 20
 const PG_ROUNDS = LONG ? 100 : 8
@@ -245,7 +246,7 @@ async function crashRounds(t: { diagnostic(message: string): void }, target: Cra
     const client: Client = await createClient(db)
     const ledger = new Ledger()
     for (let round = 0; round < rounds; round++) {
-      const transport = round % 2 === 0 ? 'uws' : 'node'
+      const transport = TRANSPORTS_HERE[round % TRANSPORTS_HERE.length]!
       // On SQLite, every other pair of rounds writes on the writer thread (--sqlite-writer).
       const writes = round % 4 < 2 ? 'inline' : 'thread'
       const context = `seed ${random.seed}, round ${round} (${transport}, ${writes} writes)`

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { call, checkIntegrity, createClient, login, readOnly } from './fault-support.js'
 import { ServeChild } from './serve-child.js'
+import { skipOn, TRANSPORTS } from '../support/transports.js'
 
 /** A request written by hand on its own connection, so that its body can arrive as slowly as a test wants. */
 class RawRequest {
@@ -71,8 +72,8 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
   }
 }
 
-for (const transport of ['uws', 'node'] as const) {
-  describe(`graceful stop on SIGTERM (${transport})`, () => {
+for (const transport of TRANSPORTS) {
+  describe(`graceful stop on SIGTERM (${transport})`, { skip: skipOn(transport) }, () => {
     const directory = mkdtempSync(join(tmpdir(), `faults-stop-${transport}-`))
     const servers: ServeChild[] = []
     const sockets: Socket[] = []

@@ -3,12 +3,9 @@ import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { startServer, type RunningServer } from '../../server/start-server.js'
-import {
-  MAX_HEADER_BYTES,
-  MAX_HEADER_FIELDS,
-  type TransportName,
-} from '../../server/transports/transport.js'
+import { MAX_HEADER_BYTES, MAX_HEADER_FIELDS } from '../../server/transports/transport.js'
 import { MARIO } from '../server/server-fixtures.js'
+import { skipOn, TRANSPORTS } from '../support/transports.js'
 import {
   accessToken,
   assertErrorBody,
@@ -528,8 +525,9 @@ function changesBy(world: SqliteWorld, requestId: string): number {
     .get(requestId)!
 }
 
-for (const transport of ['uws', 'node'] as const satisfies readonly TransportName[]) {
-  describe(`hostile bytes on the wire, ${transport} transport (a real server on 127.0.0.1)`, () => {
+for (const transport of TRANSPORTS) {
+  const title = `hostile bytes on the wire, ${transport} transport (a real server on 127.0.0.1)`
+  describe(title, { skip: skipOn(transport) }, () => {
     let world: SqliteWorld
     let server: RunningServer
     let token: string

@@ -11,6 +11,7 @@ import type { CliIo } from '../../server/cli/cli-io.js'
 import { runCli } from '../../server/cli/run-cli.js'
 import { call, createClient, login } from '../faults/fault-support.js'
 import { ServeChild } from '../faults/serve-child.js'
+import { skipOn, TRANSPORTS } from '../support/transports.js'
 import { fiscalCode } from '../hostile/codice-fiscale.js'
 import {
   createTestDatabase,
@@ -198,8 +199,9 @@ describe('erasure on SQLite (D27), with real processes', () => {
     for (const directory of directories) rmSync(directory, { recursive: true, force: true })
   })
 
-  for (const transport of ['uws', 'node']) {
-    it(`leaves no value of a deleted beneficiary in any file of the data folder, WAL and backup included (${transport})`, async () => {
+  for (const transport of TRANSPORTS) {
+    const title = `leaves no value of a deleted beneficiary in any file of the data folder, WAL and backup included (${transport})`
+    it(title, { skip: skipOn(transport) }, async () => {
       const directory = mkdtempSync(join(tmpdir(), 'erasure-'))
       directories.push(directory)
       const folder = join(directory, 'data')

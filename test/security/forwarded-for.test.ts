@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { http, ServeChild, type HttpAnswer } from './security-fixtures.js'
+import { skipOn, TRANSPORTS } from '../support/transports.js'
 
 // D19–D21 over real `beneficiaries serve` processes on 127.0.0.1: the auth class (login and
 // refresh) allows RATE_LIMIT_AUTH requests per minute per client IP. The test process is both
@@ -34,8 +35,9 @@ function assertLimited(answer: HttpAnswer, what: string): void {
   assert.equal(answer.headers['retry-after'], String(answer.json?.['retry_after']), what)
 }
 
-for (const transport of ['uws', 'node'] as const) {
-  describe(`the per-IP auth limit on a real ${transport} server (D19, D20, D21)`, () => {
+for (const transport of TRANSPORTS) {
+  const skip = skipOn(transport)
+  describe(`the per-IP auth limit on a real ${transport} server (D19, D20, D21)`, { skip }, () => {
     let directory: string
     let direct: ServeChild
     let proxied: ServeChild

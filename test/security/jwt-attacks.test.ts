@@ -23,6 +23,7 @@ import { MAX_HEADER_BYTES } from '../../server/transports/transport.js'
 import { send } from '../server/server-fixtures.js'
 import { countStorageCalls, http, type StorageCalls } from './security-fixtures.js'
 import { flipSignatureBit, TokenForge, withUnusedBitsSet } from './token-forge.js'
+import { TRANSPORTS_HERE } from '../support/transports.js'
 
 // Every attack is a request to GET /v3/beneficiaries carrying a token (or header) that differs
 // from an accepted one in one property only. It must be refused with 401 invalid_token (D6: the
@@ -572,7 +573,7 @@ attackSuite('the handler on memory storage', {
   },
 })
 
-for (const transport of ['uws', 'node'] as const) {
+for (const transport of TRANSPORTS_HERE) {
   attackSuite(`a real ${transport} server on SQLite`, {
     bits: LONG ? EVERY_BIT : EVERY_BIT.filter((bit) => bit % 17 === 0 || bit === 255),
     hugeBytes: 64 * 1024,

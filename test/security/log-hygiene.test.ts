@@ -21,6 +21,7 @@ import {
   SENTINEL_UPDATE,
   SENTINEL_WRONG_SECRET,
 } from './sentinels.js'
+import { skipOn, TRANSPORTS } from '../support/transports.js'
 
 // D25: a real `beneficiaries serve` process, logging as much as it can (LOG_LEVEL=trace), is
 // walked through every route with the sentinel secrets and personal values: successes,
@@ -39,8 +40,8 @@ const AUTH_LIMIT = 30
 /** The statuses a walk must have produced, so that the log it checks covers each kind of answer. */
 const EXPECTED_STATUSES = [200, 201, 204, 400, 401, 403, 404, 405, 412, 413, 415, 422, 429, 500]
 
-for (const transport of ['uws', 'node'] as const) {
-  describe(`the log of a real ${transport} server (D25)`, () => {
+for (const transport of TRANSPORTS) {
+  describe(`the log of a real ${transport} server (D25)`, { skip: skipOn(transport) }, () => {
     let directory: string
     let server: ServeChild | undefined
     let origin: string

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3'
 import { decodeJwt } from 'jose'
 import { runCli } from '../../server/cli/run-cli.js'
 import { http, runCliChild, ServeChild, type HttpAnswer } from './security-fixtures.js'
+import { TRANSPORTS_HERE } from '../support/transports.js'
 
 // Two `beneficiaries serve` processes on one SQLite file, as an operator scaling out would run
 // them: a logout or a revocation made through one (or by the CLI, a third process) must be
@@ -38,9 +39,10 @@ before(async () => {
   }
   // One after the other: the first generates the signing key, the second reads it (D3).
   const env = { RATE_LIMIT_AUTH: '1000' }
-  servers.push(new ServeChild(db, { ...env, TRANSPORT: 'uws' }))
+  // One on each transport that runs here.
+  servers.push(new ServeChild(db, { ...env, TRANSPORT: TRANSPORTS_HERE[0]! }))
   first = await servers[0]!.url()
-  servers.push(new ServeChild(db, { ...env, TRANSPORT: 'node' }))
+  servers.push(new ServeChild(db, { ...env, TRANSPORT: TRANSPORTS_HERE.at(-1)! }))
   second = await servers[1]!.url()
 })
 

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { startServer, type RunningServer } from '../../server/start-server.js'
+import { TRANSPORTS_HERE } from '../support/transports.js'
 import { createWorld, MARIO, type World } from './server-fixtures.js'
 
 /** Debian's chromium; `.ci/run` installs it. */
@@ -44,8 +45,14 @@ describe('the API reference page in a real browser (chromium)', { skip: missing 
     }
     const session = await world.service.login({ ip: '127.0.0.1' }, credentials)
     await world.service.create({ token: session.value.access_token }, MARIO)
-    // The default transport, as `beneficiaries serve` runs it.
-    server = await startServer({ service: world.service, host: '127.0.0.1', port: 0, docs: true })
+    // The transport `beneficiaries serve` runs by default here: uws where it can run.
+    server = await startServer({
+      service: world.service,
+      transport: TRANSPORTS_HERE[0],
+      host: '127.0.0.1',
+      port: 0,
+      docs: true,
+    })
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS })
     const context = await browser.newContext()
     // Nothing may leave this server: anything else is recorded and refused.

@@ -32,7 +32,7 @@ async function serve(args: string[], env: Record<string, string> = {}) {
 }
 
 describe('beneficiaries serve and the API reference page', () => {
-  it('serves the page by default and says where, its largest file whole over uws', async () => {
+  it('serves the page by default and says where, its largest file whole over the default transport', async () => {
     const { child, lines, url } = await serve([])
     const page = await fetch(`${url}/docs`)
     assert.equal(page.status, 200)

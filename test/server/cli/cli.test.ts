@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { openSqliteStorage } from '../../../adapters/sqlite/index.js'
 import { MARIO } from '../server-fixtures.js'
 import { cli } from '../../support/cli-in-process.js'
+import { skipOn, TRANSPORTS } from '../../support/transports.js'
 
 const CLI = fileURLToPath(new URL('../../../server/cli.js', import.meta.url))
 
@@ -243,8 +244,8 @@ async function api(
   }
 }
 
-for (const transport of ['uws', 'node'] as const) {
-  describe(`beneficiaries serve (${transport})`, () => {
+for (const transport of TRANSPORTS) {
+  describe(`beneficiaries serve (${transport})`, { skip: skipOn(transport) }, () => {
     it(`says how to create the first client, serves the whole API on SQLite, and stops on ${transport === 'uws' ? 'SIGTERM' : 'SIGINT'} with status 0`, async () => {
       const db = join(directory, `serve-${transport}.sqlite`)
       const server = new ServeProcess(['--db', db], { TRANSPORT: transport, RATE_LIMIT_AUTH: '50' })

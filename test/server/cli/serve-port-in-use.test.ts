@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { CliChild } from '../../support/cli-child.js'
+import type { TransportName } from '../../../server/transports/transport.js'
+import { skipOn } from '../../support/transports.js'
 
 const directory = mkdtempSync(join(tmpdir(), 'beneficiaries-port-'))
 const WAIT_MS = 20_000
@@ -48,14 +50,15 @@ describe('beneficiaries serve on a port already in use', () => {
     rmSync(directory, { recursive: true, force: true })
   })
 
-  const pairs: [string, string][] = [
+  const pairs: [TransportName, TransportName][] = [
     ['uws', 'uws'],
     ['uws', 'node'],
     ['node', 'uws'],
     ['node', 'node'],
   ]
   for (const [first, second] of pairs) {
-    it(`fails over ${second} with EADDRINUSE, one line and exit 1, next to a server over ${first}`, async () => {
+    const title = `fails over ${second} with EADDRINUSE, one line and exit 1, next to a server over ${first}`
+    it(title, { skip: skipOn(first) || skipOn(second) }, async () => {
       const running = await firstServer(first)
       children.push(running.child)
       const late = serve(second, running.port)

@@ -5,6 +5,7 @@ import { startServer, type RunningServer } from '../../../server/start-server.js
 import type { TransportName } from '../../../server/transports/transport.js'
 import { OpenApiResponseValidator } from '../openapi-validator.js'
 import { createWorld, MARIO, type World } from '../server-fixtures.js'
+import { skipOn } from '../../support/transports.js'
 
 /** One answer read off a raw connection. */
 interface RawAnswer {
@@ -63,7 +64,7 @@ function onOneConnection(port: number, requests: readonly string[]): Promise<Raw
 }
 
 function conditionalGetOver(transport: TransportName): void {
-  describe(`If-None-Match over ${transport}`, () => {
+  describe(`If-None-Match over ${transport}`, { skip: skipOn(transport) }, () => {
     const validator = new OpenApiResponseValidator()
     let world: World
     let server: RunningServer

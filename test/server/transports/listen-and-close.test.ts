@@ -3,8 +3,8 @@ import { once } from 'node:events'
 import { connect, createServer, type Server } from 'node:net'
 import { describe, it } from 'node:test'
 import { startServer, type RunningServer } from '../../../server/start-server.js'
-import type { TransportName } from '../../../server/transports/transport.js'
 import { createWorld } from '../server-fixtures.js'
+import { skipOn, TRANSPORTS, TRANSPORTS_HERE } from '../../support/transports.js'
 
 const PROMPT_MS = 1_000
 
@@ -27,8 +27,8 @@ function portOf(server: Server | RunningServer): number {
   return (server.address() as { port: number }).port
 }
 
-for (const transport of ['uws', 'node'] as TransportName[]) {
-  describe(`the ${transport} transport listening and closing`, () => {
+for (const transport of TRANSPORTS) {
+  describe(`the ${transport} transport listening and closing`, { skip: skipOn(transport) }, () => {
     it('close() closes a keep-alive connection left idle at once, so that the process can exit', async () => {
       const world = await createWorld()
       const server = await startServer({ service: world.service, transport, port: 0 })
@@ -58,11 +58,10 @@ for (const transport of ['uws', 'node'] as TransportName[]) {
 
     it('fails like node:http on a port another server listens on: EADDRINUSE, not a share of it', async () => {
       const world = await createWorld()
-      const occupants: (Server | RunningServer)[] = [
-        await plainListener(),
-        await startServer({ service: world.service, transport: 'uws', port: 0 }),
-        await startServer({ service: world.service, transport: 'node', port: 0 }),
-      ]
+      const occupants: (Server | RunningServer)[] = [await plainListener()]
+      for (const other of TRANSPORTS_HERE) {
+        occupants.push(await startServer({ service: world.service, transport: other, port: 0 }))
+      }
       try {
         for (const occupant of occupants) {
           const port = portOf(occupant)

@@ -12,12 +12,13 @@ import {
 } from '../../support/prometheus-text.js'
 import { OpenApiResponseValidator } from '../openapi-validator.js'
 import { createWorld, MARIO, type World } from '../server-fixtures.js'
+import { skipOn } from '../../support/transports.js'
 
 const TOKEN = 'wire-metrics-token-6f1e2d3c4b5a'
 const REQUESTS = 'beneficiary_http_requests_total'
 
 function metricsOver(transport: TransportName): void {
-  describe(`GET /metrics over ${transport}`, () => {
+  describe(`GET /metrics over ${transport}`, { skip: skipOn(transport) }, () => {
     const validator = new OpenApiResponseValidator()
     let world: World
     let server: RunningServer

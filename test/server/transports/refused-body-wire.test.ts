@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import type { TransportName } from '../../../server/transports/transport.js'
 import { ServeChild } from '../../faults/serve-child.js'
+import { skipOn, TRANSPORTS } from '../../support/transports.js'
 
 const MIB = 1024 * 1024
 const BODY_BYTES = 2 * MIB
@@ -84,8 +84,9 @@ async function sendMany(
   return failures
 }
 
-for (const transport of ['uws', 'node'] as TransportName[]) {
-  describe(`the ${transport} transport reads a refused body before it closes`, () => {
+for (const transport of TRANSPORTS) {
+  const skip = skipOn(transport)
+  describe(`the ${transport} transport reads a refused body before it closes`, { skip }, () => {
     let directory: string
     let server: ServeChild
 

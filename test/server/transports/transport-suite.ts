@@ -17,6 +17,7 @@ import { startServer, type RunningServer } from '../../../server/start-server.js
 import type { TransportName } from '../../../server/transports/transport.js'
 import { OpenApiResponseValidator } from '../openapi-validator.js'
 import { createWorld, delegateTo, MARIO, type World } from '../server-fixtures.js'
+import { skipOn } from '../../support/transports.js'
 
 const MIB = 1024 * 1024
 
@@ -135,7 +136,7 @@ export function transportSuite(transport: TransportName): void {
     return String(answer.json?.['access_token'])
   }
 
-  describe(`the ${transport} transport over HTTP`, () => {
+  describe(`the ${transport} transport over HTTP`, { skip: skipOn(transport) }, () => {
     let main: Running
     let token: string
 
@@ -897,7 +898,7 @@ export function transportSuite(transport: TransportName): void {
     )
   })
 
-  describe(`shutting the ${transport} transport down`, () => {
+  describe(`shutting the ${transport} transport down`, { skip: skipOn(transport) }, () => {
     it('close() does not wait for a client that left in the middle of its body', async () => {
       const world = await createWorld()
       const server = await startServer({ service: world.service, transport, port: 0 })
@@ -914,7 +915,7 @@ export function transportSuite(transport: TransportName): void {
     })
   })
 
-  describe(`the ${transport} transport over HTTPS (D26)`, () => {
+  describe(`the ${transport} transport over HTTPS (D26)`, { skip: skipOn(transport) }, () => {
     let directory: string
     let server: RunningServer
 
