@@ -25,6 +25,8 @@ export interface CliChildOptions {
    * as `npm start` does, from the package's folder. Default: this Node.js on the compiled CLI.
    */
   readonly command?: readonly [string, ...string[]]
+  /** Where it runs. Default: the package's folder with `command`, else this process's. */
+  readonly cwd?: string
   /** Its own process group, so that a test can signal the group as a terminal does. */
   readonly detached?: boolean
   /** The child's environment, besides PATH (nothing else of the test run's is inherited). */
@@ -53,6 +55,7 @@ export class CliChild {
     const [file, ...before] = options.command ?? [process.execPath, CLI]
     this.child = spawn(file, [...before, ...options.args], {
       ...(options.command !== undefined && { cwd: PACKAGE_ROOT }),
+      ...(options.cwd !== undefined && { cwd: options.cwd }),
       env: { PATH: process.env['PATH'] ?? '', ...options.env },
       detached: options.detached ?? false,
     })
