@@ -9,6 +9,7 @@ import type { ApiRequest } from './api-request.js'
 import type { ApiResponse } from './api-response.js'
 import { bearerToken } from './bearer-token.js'
 import { ClientIpResolver } from './client-ip.js'
+import { CorsPolicy } from './cors.js'
 import { ifNoneMatchHits } from './if-none-match-hits.js'
 import { describeError } from './describe-error.js'
 import { DocsPage } from './docs-page.js'
@@ -55,6 +56,11 @@ export interface HandlerOptions {
   readonly metrics?: MetricsOptions
   /** Serves the API reference page at `/docs` (needs `swagger-ui-dist`). Default: false. */
   readonly docs?: boolean
+  /**
+   * Origins whose browser scripts may call the API (CORS): `https://app.example.org`, …, or
+   * `*` for any. Default: none, and no CORS header is sent.
+   */
+  readonly corsOrigins?: readonly string[]
 }
 
 /** A transport-neutral request handler: plain request in, plain response out. */
@@ -78,7 +84,7 @@ const noLogger: HandlerLogger = { info() {}, error() {} }
  * })
  * // { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', … }, body: '{"status":"ok"}' }
  *
- * @throws TypeError when `basePath` or a `trustProxy` entry is malformed.
+ * @throws TypeError when `basePath`, a `trustProxy` entry or a `corsOrigins` entry is malformed.
  * @throws Error naming the package when `docs` is on and `swagger-ui-dist` is not installed.
  */
 export function createHandler(
@@ -104,6 +110,7 @@ class RequestHandler {
   readonly #readiness: readonly ReadinessCheck[]
   readonly #metrics: MetricsEndpoint | undefined
   readonly #docs: DocsPage | undefined
+  readonly #cors: CorsPolicy | undefined
   /** The routes this handler answers: the table less the metrics and docs it was not given. */
   readonly #served: readonly Route[]
   /** The body of `GET /`: where the reference page and the OpenAPI document are. */
@@ -145,6 +152,8 @@ class RequestHandler {
     this.#clientIp = new ClientIpResolver(options.trustProxy ?? [])
     this.#logger = options.logger ?? noLogger
     this.#readiness = options.readiness ?? []
+    const origins = options.corsOrigins ?? []
+    this.#cors = origins.length === 0 ? undefined : new CorsPolicy(origins)
   }
 
   async handle(request: ApiRequest): Promise<ApiResponse> {
@@ -154,7 +163,10 @@ class RequestHandler {
     let response: ApiResponse
     let clientId: string | undefined
     let failure: unknown
-    if (match === undefined) {
+    const preflight = this.#cors?.preflight(request, match?.entry, requestId)
+    if (preflight !== undefined) {
+      response = preflight
+    } else if (match === undefined) {
       response = httpError(404, 'not_found', 'No resource lives at this path.', requestId)
     } else {
       const route = match.entry.routes[request.method]
@@ -178,6 +190,9 @@ class RequestHandler {
           if (isDomainError(error)) clientId = error.clientId
         }
       }
+    }
+    if (this.#cors !== undefined && preflight === undefined) {
+      response = this.#cors.decorate(request, response)
     }
     const ms = performance.now() - receivedAt
     this.#logger.info({

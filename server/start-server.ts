@@ -46,6 +46,11 @@ export interface StartServerOptions {
    * `swagger-ui-dist` package, which the host installs. Default: false.
    */
   readonly docs?: boolean | undefined
+  /**
+   * Origins whose browser scripts may call the API (CORS, off by default): exact origins such
+   * as `https://app.example.org`, or `*` for any. Preflights are answered from the route table.
+   */
+  readonly corsOrigins?: readonly string[] | undefined
 }
 
 /** A listening server. */
@@ -83,7 +88,7 @@ const TRANSPORTS: Readonly<Record<TransportName, Transport>> = {
  * @throws Error as node:http's, on either transport, when it cannot listen: `EADDRINUSE` for a
  *   port in use by any process (the uws transport never shares a port).
  * @throws Error naming the package when `docs` is on and `swagger-ui-dist` is not installed.
- * @throws TypeError for a malformed `basePath` or `trustProxy` entry, or a `requestTimeoutMs`
+ * @throws TypeError for a malformed `basePath`, `trustProxy` or `corsOrigins` entry, or a `requestTimeoutMs`
  *   the transport cannot keep.
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
@@ -97,6 +102,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(options.readiness !== undefined && { readiness: options.readiness }),
     ...(options.metrics !== undefined && { metrics: options.metrics }),
     ...(options.docs !== undefined && { docs: options.docs }),
+    ...(options.corsOrigins !== undefined && { corsOrigins: options.corsOrigins }),
   })
   const host = options.host ?? '127.0.0.1'
   const running = await transport(handler, {

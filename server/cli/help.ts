@@ -101,7 +101,10 @@ ${DB}
                             with "try it" against this server (DOCS, default on when the
                             swagger-ui-dist package is installed; on asks for it). Turn it off
                             where the API should not be browsable; /v3/openapi.json is served
-                            either way`
+                            either way
+  --cors-origin LIST        Origins whose browser scripts may call the API, comma-separated:
+                            https://app.example.org (scheme, host and port), or * for any
+                            (CORS_ORIGIN, default none: browsers refuse cross-origin calls)`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

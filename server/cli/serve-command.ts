@@ -43,6 +43,7 @@ const OPTIONS = {
   'redis-timeout': { type: 'string' },
   metrics: { type: 'string' },
   docs: { type: 'string' },
+  'cors-origin': { type: 'string' },
 } as const
 
 const TRANSPORT_NAMES = { uws: 'hyper-express on uWebSockets.js', node: 'node:http' } as const
@@ -138,6 +139,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
         metrics: { collector: metrics, token: config.metricsToken },
       }),
       docs: config.docs,
+      corsOrigins: config.corsOrigins,
     })
   } catch (error) {
     await limits?.close()

@@ -3,6 +3,7 @@ import { accessSync, constants, readFileSync } from 'node:fs'
 import type { AccessTokenKey } from '../../core/index.js'
 import { DEFAULT_REDIS_KEY_PREFIX, isRedisUrl } from '../../adapters/redis/redis-config.js'
 import { ClientIpResolver } from '../client-ip.js'
+import { corsOrigin } from '../cors.js'
 import { DOCS_PACKAGE, DOCS_PEERS, docsPackageFolder } from '../docs-page.js'
 import { LOG_LEVELS } from '../logger.js'
 import { isValidBasePath } from '../route-table.js'
@@ -51,6 +52,8 @@ export interface ServeConfig {
   readonly metricsToken: string | undefined
   /** Whether to serve the API reference page at `/docs`. */
   readonly docs: boolean
+  /** Origins whose browser scripts may call the API (CORS); empty: none. */
+  readonly corsOrigins: readonly string[]
 }
 
 /** The Redis that keeps the rate limits of every instance. */
@@ -134,6 +137,15 @@ export function readServeConfig(settings: Settings): ServeConfig {
     ...readMetrics(settings),
     docs: readDocs(settings),
     redis: readRedis(settings),
+    corsOrigins: readCorsOrigins(settings),
+  }
+}
+
+function readCorsOrigins(settings: Settings): string[] {
+  try {
+    return settings.list('cors-origin', 'CORS_ORIGIN').map(corsOrigin)
+  } catch (error) {
+    throw new UsageError((error as Error).message, settings.nameOf('cors-origin', 'CORS_ORIGIN'))
   }
 }
 
