@@ -26,6 +26,15 @@ export interface AccessTokenSettings {
   readonly clockSkewSeconds: number
   /** Verified tokens remembered, so that repeat requests skip the HMAC. */
   readonly cacheSize: number
+  /**
+   * Reads the keys again, newest first, for keys kept in storage, which another process may
+   * rotate: asked before signing once `reloadSeconds` have passed since the last read, and when
+   * a token names a key not known here (at most once a second). Without it the keys are fixed.
+   */
+  readonly reload?:
+    (() => Promise<readonly { readonly kid: string; readonly secret: string }[]>) | undefined
+  /** How long the keys read are used before signing reads them again. */
+  readonly reloadSeconds?: number | undefined
 }
 
 const TYP = 'at+jwt'
@@ -40,15 +49,20 @@ const REQUIRED_CLAIMS = ['iss', 'aud', 'sub', 'exp', 'iat', 'jti', 'sid', 'scope
 export class AccessTokens {
   readonly #settings: AccessTokenSettings
   readonly #clock: Clock
-  readonly #keys: ReadonlyMap<string, HmacKey>
-  readonly #signingKid: string
+  #keys: ReadonlyMap<string, HmacKey>
+  #signingKid: string
   readonly #verified = new Map<string, AccessTokenClaims>()
+  /** When the keys were last read (`reload`), and when a token last made them read again. */
+  #loadedAt: number
+  #unknownKidAt = -Infinity
+  #reloading: Promise<void> | undefined
 
   private constructor(settings: AccessTokenSettings, clock: Clock, keys: Map<string, HmacKey>) {
     this.#settings = settings
     this.#clock = clock
     this.#keys = keys
     this.#signingKid = settings.keys[0]!.kid
+    this.#loadedAt = clock.now()
   }
 
   /** Imports the keys once; verification then reuses them. */
@@ -65,6 +79,10 @@ export class AccessTokens {
     scopes: readonly string[]
     sid: string
   }): Promise<string> {
+    const reloadMs = (this.#settings.reloadSeconds ?? 60) * 1000
+    if (this.#settings.reload !== undefined && this.#clock.now() - this.#loadedAt >= reloadMs) {
+      await this.#reload()
+    }
     const iat = Math.floor(this.#clock.now() / 1000)
     return new SignJWT({ scope: input.scopes.join(' '), sid: input.sid })
       .setProtectedHeader({ alg: ALG, typ: TYP, kid: this.#signingKid })
@@ -100,14 +118,52 @@ export class AccessTokens {
     return claims
   }
 
+  /**
+   * Reads the keys again: the newest signs from now on, a retired one verifies no more. Calls
+   * made meanwhile wait for the same read. A read that fails keeps the keys as they were.
+   */
+  #reload(): Promise<void> {
+    this.#reloading ??= (async () => {
+      try {
+        const fresh = await this.#settings.reload!()
+        if (fresh.length === 0) return
+        const keys = new Map<string, HmacKey>()
+        for (const { kid, secret } of fresh) {
+          keys.set(kid, this.#keys.get(kid) ?? (await importHmacKey(secret)))
+        }
+        this.#keys = keys
+        this.#signingKid = fresh[0]!.kid
+      } catch {
+        // The storage does not answer: the keys read before still hold; asked again later.
+      } finally {
+        this.#loadedAt = this.#clock.now()
+        this.#reloading = undefined
+      }
+    })()
+    return this.#reloading
+  }
+
   async #verifyWithJose(token: string): Promise<AccessTokenClaims> {
     if (!isCanonicalCompactJws(token)) throw new InvalidTokenError()
     let payload: JWTPayload
     try {
       const result = await jwtVerify(
         token,
-        (header) => {
-          const key = header.kid === undefined ? undefined : this.#keys.get(header.kid)
+        async (header) => {
+          if (header.kid === undefined) throw new InvalidTokenError('The token names no key.')
+          let key = this.#keys.get(header.kid)
+          // A key made since the last read, by a rotation: read them again, at most once a
+          // second, so that made-up kids cannot make every request a read.
+          const now = this.#clock.now()
+          if (
+            key === undefined &&
+            this.#settings.reload !== undefined &&
+            now - this.#unknownKidAt >= 1000
+          ) {
+            this.#unknownKidAt = now
+            await this.#reload()
+            key = this.#keys.get(header.kid)
+          }
           if (key === undefined)
             throw new InvalidTokenError('The token was signed with an unknown key.')
           return key

@@ -23,7 +23,12 @@ import type { Storage } from './ports/storage.js'
 import { RateLimiter, type RateLimitOptions } from './rate-limiter.js'
 import { SessionOperations } from './session-operations.js'
 import type { HistoryItem, Paged, RefreshResponse, TokenResponse } from './shapes.js'
-import { checkSigningKeys, loadSigningKeys, type AccessTokenKey } from './signing-keys.js'
+import {
+  checkSigningKeys,
+  KEY_RELOAD_SECONDS,
+  loadSigningKeys,
+  type AccessTokenKey,
+} from './signing-keys.js'
 import { systemClock } from './system-clock.js'
 import type { LoginBody, LogoutBody, RefreshBody } from './validation/auth-schemas.js'
 import type { StatusBody } from './validation/beneficiary-schemas.js'
@@ -39,7 +44,9 @@ export interface BeneficiaryServiceOptions {
   readonly clock?: Clock
   /**
    * Access-token keys; the first one signs, all of them verify (rotate by prepending a new key).
-   * Default: keys kept in `storage.signingKeys`, one generated on first start (D3).
+   * Default: keys kept in `storage.signingKeys`, one generated on first start (D3), read again
+   * every `KEY_RELOAD_SECONDS` and for a token with an unknown kid, so that `rotateSigningKey`
+   * reaches a running service; a replaced key verifies until no live token can carry it.
    */
   readonly keys?: readonly AccessTokenKey[]
   /** `iss` of access tokens. Default `beneficiary-service`. */
@@ -109,7 +116,16 @@ export async function createBeneficiaryService(
   })
   const tokenCacheSize = positiveInteger('tokenCacheSize', options.tokenCacheSize ?? 10_000)
   const limiter = new RateLimiter(options.limits ?? {}, clock)
-  const keys = options.keys ?? (await loadSigningKeys(storage.signingKeys, clock))
+  const window = {
+    ttlSeconds: settings.accessTokenTtlSeconds,
+    clockSkewSeconds: settings.clockSkewSeconds,
+  }
+  // Stored keys may be rotated by another process (`rotateSigningKey`): read them again.
+  const reload =
+    options.keys === undefined
+      ? () => loadSigningKeys(storage.signingKeys, clock, window)
+      : undefined
+  const keys = options.keys ?? (await loadSigningKeys(storage.signingKeys, clock, window))
   checkSigningKeys(keys)
   const tokens = await AccessTokens.create(
     {
@@ -119,6 +135,8 @@ export async function createBeneficiaryService(
       ttlSeconds: settings.accessTokenTtlSeconds,
       clockSkewSeconds: settings.clockSkewSeconds,
       cacheSize: tokenCacheSize,
+      reload,
+      reloadSeconds: KEY_RELOAD_SECONDS,
     },
     clock,
   )

@@ -96,6 +96,13 @@ export type {
 export type { ClientRecord, ClientStore } from './ports/client-store.js'
 export type { RevokedToken, SessionRecord, SessionStore } from './ports/session-store.js'
 export type { SigningKey, SigningKeyStore } from './ports/signing-key-store.js'
+export {
+  KEY_RELOAD_SECONDS,
+  rotateSigningKey,
+  signingKeyStates,
+  type KeyWindow,
+  type SigningKeyState,
+} from './signing-keys.js'
 export type { BucketPolicy, RateLimitStore, TakeResult } from './ports/rate-limit-store.js'
 export type { Storage } from './ports/storage.js'
 export { SerializedJson } from './json-bytes.js'
