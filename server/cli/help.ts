@@ -1,3 +1,4 @@
+import { KEY_RELOAD_SECONDS } from '../../core/index.js'
 import { SEED_MEMORY_MIB } from './seed-progress.js'
 
 const SQLITE = SEED_MEMORY_MIB.sqlite
@@ -27,6 +28,8 @@ Commands:
   clients create          Provision an API client and print its secret, once
   clients list            List API clients (never their secrets)
   clients revoke ID       Revoke a client: it cannot log in, its tokens stop working
+  keys rotate             Add a new token signing key; the old ones verify until unneeded
+  keys list               Where each signing key stands (never its secret)
   migrate                 Bring the database schema up to date
   backup --to FILE        Copy the database to FILE while it stays in use
   seed --count N          Add N made-up beneficiaries, for trying the API and benchmarks
@@ -146,6 +149,46 @@ instance. Prints {"client_id","revoked":true}. The database must exist, with its
 date.
 
 Options:
+${EXISTING_DB}`
+
+const KEYS_ABOUT = `The access tokens' signing keys kept in the database: those the server uses unless it is
+given JWT_SECRET or JWT_SECRET_FILE (with those, rotate by editing the file's lines).`
+
+const TTL = `  --access-token-ttl S  Access-token lifetime the servers use, in seconds
+                        (ACCESS_TOKEN_TTL_SECONDS, default 3600): how long a replaced key
+                        must verify`
+
+export const KEYS_HELP = `Usage: beneficiaries keys <rotate|list> [options]
+
+${KEYS_ABOUT}
+
+  keys rotate   Adds a new signing key and prints {"kid","created_at"}
+  keys list     Prints every key: kid, created_at, state, retires_at; never a secret
+
+Run "beneficiaries keys <command> --help" for the options of each.`
+
+export const KEYS_ROTATE_HELP = `Usage: beneficiaries keys rotate [options]
+
+${KEYS_ABOUT}
+
+Adds a new key and prints {"kid","created_at"}. Every running server reads the keys again
+within ${KEY_RELOAD_SECONDS} seconds (at once on a restart, or on a token with the new kid) and signs new
+tokens with it. The keys before it keep verifying the tokens they signed until those expire,
+then retire: they verify nothing more (see keys list). The database must exist.
+
+Options:
+${EXISTING_DB}`
+
+export const KEYS_LIST_HELP = `Usage: beneficiaries keys list [options]
+
+${KEYS_ABOUT}
+
+Prints every key, oldest first, as JSON: kid, created_at, state (signing: the newest, which
+signs; verifying: replaced, still verifying tokens it signed; retired: no live token can carry
+it) and retires_at for a replaced key. Never a secret. The database must exist.
+
+Options:
+${TTL}
 ${EXISTING_DB}`
 
 export const MIGRATE_HELP = `Usage: beneficiaries migrate [options]

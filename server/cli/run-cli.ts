@@ -4,6 +4,7 @@ import { CommandFailedError, UsageError } from './cli-error.js'
 import type { CliIo } from './cli-io.js'
 import { clientsCommand } from './clients-command.js'
 import { didYouMean, nearest } from './did-you-mean.js'
+import { keysCommand } from './keys-command.js'
 import { MAIN_HELP } from './help.js'
 import { backupCommand, migrateCommand, seedCommand } from './maintenance-commands.js'
 import { packageVersion } from './package-version.js'
@@ -14,6 +15,7 @@ type Command = (args: readonly string[], io: CliIo) => Promise<number>
 const COMMANDS: Readonly<Record<string, Command>> = {
   serve: serveCommand,
   clients: clientsCommand,
+  keys: keysCommand,
   migrate: migrateCommand,
   backup: backupCommand,
   seed: seedCommand,
