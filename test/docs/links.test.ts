@@ -132,7 +132,16 @@ describe('the documentation', () => {
     const { engines } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       engines: { node: string }
     }
-    const version = engines.node.replace(/^>=/, '')
-    assert.ok(readme.includes(`(${version} or later)`), `README.md names Node.js ${version}`)
+    // "^20.19.0 || ^22.12.0 || ^24.0.0": each line, with its minimum where it is not x.0.
+    const lines = engines.node.split('||').map((range) => range.trim().replace(/^[\^>=]+/, ''))
+    assert.ok(lines.length > 0)
+    for (const line of lines) {
+      const [major, minor] = line.split('.')
+      const named =
+        minor === undefined || minor === '0'
+          ? new RegExp(`Node\\.js [^\\n]*\\b${major}\\b`).test(readme)
+          : readme.includes(`(${major}.${minor} or later)`)
+      assert.ok(named, `README.md names Node.js ${line}`)
+    }
   })
 })
