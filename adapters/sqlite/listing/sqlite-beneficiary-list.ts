@@ -75,9 +75,9 @@ export class SqliteBeneficiaryList {
     if (dates && total === this.#totals.total(query.status, NO_LOWER, NO_UPPER)) {
       ;[from, before, dates] = [NO_LOWER, NO_UPPER, false]
     }
-    const { lo, hi } = this.#totals.idBounds(query.status, from, before)
-    if (lo !== null && hi !== null && dates) {
-      if (query.sort === 'first_name' || query.sort === 'last_name') {
+    if (dates && (query.sort === 'first_name' || query.sort === 'last_name')) {
+      const { lo, hi } = this.#totals.idBounds(query.status, from, before)
+      if (lo !== null && hi !== null) {
         return { items: this.#nameRange.page(query, from, before, lo, hi, total), total }
       }
     }
