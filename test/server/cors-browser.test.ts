@@ -6,28 +6,11 @@ import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser } from 'playwright-core'
 import { startServer, type RunningServer } from '../../server/start-server.js'
+import { CHROMIUM, chromiumMissing, FLAGS, STEP_MS } from '../support/chromium.js'
 import { TRANSPORTS_HERE } from '../support/transports.js'
 import { createWorld, MARIO, type World } from './server-fixtures.js'
 
-/** Debian's chromium; `.ci/run` installs it. */
-const CHROMIUM = '/usr/bin/chromium'
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-const STEP_MS = 20_000
-
-const missing = existsSync(CHROMIUM)
-  ? undefined
-  : `chromium is not installed at ${CHROMIUM} (apt-get install chromium)`
-if (missing !== undefined && process.env['CI'] === 'true') {
-  throw new Error(`${missing}: under CI=true the cross-origin browser test must run`)
-}
+const missing = chromiumMissing('the cross-origin browser test')
 
 /** The compiled typed client, served to the page as the browser's own modules. */
 const CLIENT = fileURLToPath(new URL('../../client/', import.meta.url))

@@ -1,30 +1,12 @@
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { startServer, type RunningServer } from '../../server/start-server.js'
 import { TRANSPORTS_HERE } from '../support/transports.js'
 import { createWorld, MARIO, type World } from './server-fixtures.js'
+import { CHROMIUM, chromiumMissing, FLAGS, STEP_MS } from '../support/chromium.js'
 
-/** Debian's chromium; `.ci/run` installs it. */
-const CHROMIUM = '/usr/bin/chromium'
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-const STEP_MS = 20_000
-
-const missing = existsSync(CHROMIUM)
-  ? undefined
-  : `chromium is not installed at ${CHROMIUM} (apt-get install chromium)`
-if (missing !== undefined && process.env['CI'] === 'true') {
-  throw new Error(`${missing}: under CI=true the reference page test must run`)
-}
+const missing = chromiumMissing('the reference page test')
 
 type Json = Record<string, unknown>
 
