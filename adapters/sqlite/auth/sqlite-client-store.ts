@@ -4,7 +4,7 @@ import type { ClientRecord, ClientStore } from '../../../core/ports/client-store
 import type { SqliteActiveTokens } from './sqlite-active-tokens.js'
 import type { SqliteWrites } from '../threads/sqlite-writer-protocol.js'
 import { queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
-import type { ClientRow } from '../sqlite-schema.js'
+import type { ClientRow } from '../../relational/relational-schema.js'
 
 type StoredRow = Selectable<ClientRow>
 

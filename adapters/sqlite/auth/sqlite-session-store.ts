@@ -8,7 +8,7 @@ import type {
 import type { SqliteActiveTokens } from './sqlite-active-tokens.js'
 import type { SqliteWrites } from '../threads/sqlite-writer-protocol.js'
 import { translateStorageFailure, queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
-import type { SessionRow } from '../sqlite-schema.js'
+import type { SessionRow } from '../../relational/relational-schema.js'
 
 type StoredRow = Selectable<SessionRow>
 

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely'
 import type { FieldChange, HistoryAction, HistoryEntry } from '../../../core/beneficiary.js'
 import type { Page } from '../../../core/ports/beneficiary-store.js'
 import { queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
-import type { HistoryRow } from '../sqlite-schema.js'
+import type { HistoryRow } from '../../relational/relational-schema.js'
 
 type StoredHistoryRow = Selectable<HistoryRow>
 
