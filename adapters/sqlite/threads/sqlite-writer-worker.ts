@@ -97,7 +97,10 @@ function post(message: FromWriter): void {
   port.postMessage(message)
 }
 
-/** The writes of `storage`, as the calling thread's stores ask for them. */
+/**
+ * The writes of `storage`, and the statements of the shared stores of clients, sessions and
+ * signing keys (`auth`, on the same connection), as the calling thread's stores ask for them.
+ */
 function writesOf(local: SqliteStorage, auth: SqliteAuthStatements): SqliteWrites {
   const { beneficiaries } = local
   return {
