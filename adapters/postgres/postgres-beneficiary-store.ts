@@ -19,10 +19,11 @@ import { PostgresBeneficiaryWrites } from './postgres-beneficiary-writes.js'
 import { PostgresCreates, type CreateResult } from './postgres-create-batch.js'
 import { table } from './postgres-counters.js'
 import type { PostgresPool } from './postgres-driver.js'
-import { entryValues, PostgresHistory } from './postgres-history.js'
+import { entryValues } from '../relational/relational-history.js'
+import { PostgresHistory } from './postgres-history.js'
 import { claimValues, PostgresIdempotencyClaims } from './postgres-idempotency-claims.js'
 import { PostgresQuery, slot } from './postgres-query.js'
-import { tokenActive } from './postgres-session-store.js'
+import { tokenActive } from './postgres-session-tokens.js'
 import { translateWriteFailure } from './postgres-storage-failure.js'
 
 /** How often a create that found a live claim gone before it could read it starts over. */

@@ -1,24 +1,15 @@
 import { sql, type RawBuilder } from 'kysely'
-import type { FieldChange, HistoryAction, HistoryEntry } from '../../core/beneficiary.js'
+import type { HistoryEntry } from '../../core/beneficiary.js'
 import type { Page } from '../../core/ports/beneficiary-store.js'
+import { ENTRY_COLUMNS as COLUMNS, entryOf } from '../relational/relational-history.js'
 import { table } from './postgres-counters.js'
 import { PostgresQuery, slot, type Queryable } from './postgres-query.js'
 
-/** The slot values of a history entry, for {@link appendEntry}. */
-export function entryValues(entry: HistoryEntry): Record<string, unknown> {
-  return {
-    at: entry.at,
-    action: entry.action,
-    client_id: entry.client_id,
-    request_id: entry.request_id,
-    changes: JSON.stringify(entry.changes),
-  }
-}
-
 /**
- * An INSERT of the entry of {@link entryValues} into the history of the record in the CTE
- * `source` (column `id`), for a statement that writes the record: the entry is appended in the
- * same transaction as the change (D27), and only if the change happened.
+ * An INSERT of the entry whose slots `entryValues` (`relational-history.ts`) gives into the
+ * history of the record in the CTE `source` (column `id`), for a statement that writes the
+ * record: the entry is appended in the same transaction as the change (D27), and only if the
+ * change happened.
  */
 export function appendEntry(schema: string, source: string): RawBuilder<unknown> {
   return sql`INSERT INTO ${table(schema, 'beneficiary_history')}
@@ -37,7 +28,7 @@ export function eraseEntries(schema: string, source: string): RawBuilder<unknown
     WHERE beneficiary_id = (SELECT id FROM ${sql.table(source)})`
 }
 
-const ENTRY_COLUMNS = sql.raw('at, action, client_id, request_id, changes')
+const ENTRY_COLUMNS = sql.raw(COLUMNS.join(', '))
 
 /**
  * The reads of the history of `BeneficiaryStore` (D27): a page with its total, and every entry
@@ -76,24 +67,13 @@ export class PostgresHistory {
     const rows = await this.#page.arrays(db, { id: beneficiaryId, limit, offset })
     const first = rows[0]
     if (first === undefined || first[0] !== true) return undefined
-    const items = rows.filter((row) => row[2] !== null).map((row) => toEntry(row, 2))
+    const items = rows.filter((row) => row[2] !== null).map((row) => entryOf(row, 2))
     return { items, total: first[1] as number }
   }
 
   /** Every entry kept for the record, oldest first; `undefined` when there is none. */
   async all(db: Queryable, beneficiaryId: number): Promise<readonly HistoryEntry[] | undefined> {
     const rows = await this.#all.arrays(db, { id: beneficiaryId })
-    return rows.length === 0 ? undefined : rows.map((row) => toEntry(row, 0))
-  }
-}
-
-function toEntry(row: readonly unknown[], offset: number): HistoryEntry {
-  const changes = JSON.parse(row[offset + 4] as string) as FieldChange[]
-  return {
-    at: row[offset] as number,
-    action: row[offset + 1] as HistoryAction,
-    client_id: row[offset + 2] as string,
-    request_id: row[offset + 3] as string,
-    changes: changes.map((change) => ({ field: change.field, old: change.old, new: change.new })),
+    return rows.length === 0 ? undefined : rows.map((row) => entryOf(row))
   }
 }

@@ -1,14 +1,13 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { CreateOutcome, IdempotencyClaim } from '../../core/ports/beneficiary-store.js'
+import {
+  CLAIM_COLUMNS,
+  claimedOutcome,
+  ClaimPurges,
+  CLAIMS_PURGED,
+} from '../relational/relational-idempotency-claims.js'
 import { table } from './postgres-counters.js'
 import { PostgresQuery, slot, type Queryable } from './postgres-query.js'
-
-/**
- * Every this many creates with a claim, one deletes up to `CLAIMS_PURGED` expired claims: twice
- * the rate claims are made, so the table stays small, while most creates skip the delete.
- */
-const PURGE_EVERY = 32
-const CLAIMS_PURGED = 64
 
 /** The slot values of a claim, for {@link claimKey}. */
 export function claimValues(claim: IdempotencyClaim): Record<string, unknown> {
@@ -53,12 +52,12 @@ export function claimKey(schema: string): RawBuilder<unknown> {
 export class PostgresIdempotencyClaims {
   readonly #select: PostgresQuery
   readonly #purge: PostgresQuery
-  #sincePurge = 0
+  readonly #purges = new ClaimPurges()
 
   constructor(schema: string) {
     const claims = table(schema, 'idempotency_keys')
     this.#select = new PostgresQuery(sql`
-      SELECT fingerprint, beneficiary_id, created_at, expires_at FROM ${claims}
+      SELECT ${sql.raw(CLAIM_COLUMNS.join(', '))} FROM ${claims}
       WHERE client_id = ${slot('client_id')} AND key = ${slot('key')}`)
     // Rows another purge is deleting are skipped rather than waited for. The ORDER BY makes the
     // plan walk the expires_at index from its start and stop at the first live claim: without
@@ -75,21 +74,12 @@ export class PostgresIdempotencyClaims {
    */
   async held(db: Queryable, claim: IdempotencyClaim): Promise<CreateOutcome | undefined> {
     const rows = await this.#select.arrays(db, { client_id: claim.clientId, key: claim.key })
-    const held = rows[0]
-    if (held === undefined || claim.now >= (held[3] as number)) return undefined
-    return {
-      kind: 'claimed',
-      fingerprint: held[0] as string,
-      beneficiaryId: held[1] as number,
-      createdAt: held[2] as number,
-    }
+    return claimedOutcome(rows[0], claim)
   }
 
   /** Whether this create with a claim should purge expired claims afterwards. */
   purgeDue(): boolean {
-    if (++this.#sincePurge < PURGE_EVERY) return false
-    this.#sincePurge = 0
-    return true
+    return this.#purges.due()
   }
 
   /** Deletes up to `CLAIMS_PURGED` claims expired at `now`. */

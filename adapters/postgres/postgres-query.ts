@@ -11,7 +11,9 @@ import {
 import { TYPES, type PostgresQueryConfig, type PostgresQueryResult } from './postgres-driver.js'
 import type { PostgresSchema } from './postgres-schema.js'
 import { translateStorageFailure } from './postgres-storage-failure.js'
+import type { RelationalSchema } from '../relational/relational-schema.js'
 import { bindSlots, type SlotValues } from '../relational/relational-slots.js'
+import type { RelationalStatements } from '../relational/relational-statements.js'
 
 export { slot, type SlotValues } from '../relational/relational-slots.js'
 
@@ -28,6 +30,22 @@ export const queryBuilder = new Kysely<PostgresSchema>({
 /** The builder for the tables of `schema`: every table name it writes is schema-qualified. */
 export function builderFor(schema: string): Kysely<PostgresSchema> {
   return queryBuilder.withSchema(schema)
+}
+
+/** How the shared stores' statements run: each on `pool`, in the tables of `schema`. */
+export function postgresStatements(pool: Queryable, schema: string): RelationalStatements {
+  return {
+    // PostgresSchema extends RelationalSchema; Kysely's type of the tables is invariant.
+    builder: builderFor(schema) as unknown as Kysely<RelationalSchema>,
+    read: (query) => {
+      const statement = new PostgresQuery(query)
+      return (values) => statement.arrays(pool, values)
+    },
+    write: (query) => {
+      const statement = new PostgresQuery(query)
+      return (values) => statement.run(pool, values)
+    },
+  }
 }
 
 /** Something that runs a query: a pool, or a connection checked out of it. */

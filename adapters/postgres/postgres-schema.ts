@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from 'kysely'
 import type { RelationalBeneficiaryRow } from '../relational/relational-beneficiary-columns.js'
+import type { RelationalSchema } from '../relational/relational-schema.js'
 
 /**
  * A row of `beneficiaries`. Timestamps are epoch milliseconds (`bigint`); `metadata` is `json`
@@ -10,28 +11,6 @@ export interface BeneficiaryRow extends Omit<RelationalBeneficiaryRow, 'id'> {
   id: Generated<number>
   /** Generated from the sort keys: the search words of both names (D16), as a tsvector. */
   words: ColumnType<string, never, never>
-}
-
-/** A row of `beneficiary_history` (D27); `changes` is a JSON array. */
-export interface HistoryRow {
-  id: Generated<number>
-  beneficiary_id: number
-  at: number
-  action: string
-  client_id: string
-  request_id: string
-  changes: string
-}
-
-/** A row of `idempotency_keys` (D22). */
-export interface IdempotencyRow {
-  id: Generated<number>
-  client_id: string
-  key: string
-  fingerprint: string
-  beneficiary_id: number
-  created_at: number
-  expires_at: number
 }
 
 /**
@@ -64,52 +43,9 @@ export interface BulkLoadRow {
   finished_at: number | null
 }
 
-/** A row of `clients` (D1); `scopes` is a JSON array. */
-export interface ClientRow {
-  seq: Generated<number>
-  id: string
-  name: string
-  secret_hash: string
-  scopes: string
-  created_at: number
-  revoked_at: number | null
-}
-
-/** A row of `sessions` (D4, D5); `scopes` is a JSON array. */
-export interface SessionRow {
-  seq: Generated<number>
-  id: string
-  client_id: string
-  refresh_token_hash: string
-  scopes: string
-  created_at: number
-  expires_at: number
-  revoked_at: number | null
-}
-
-/** A row of `revoked_tokens` (D5). */
-export interface RevokedTokenRow {
-  jti: string
-  expires_at: number
-}
-
-/** A row of `signing_keys` (D3). */
-export interface SigningKeyRow {
-  seq: Generated<number>
-  kid: string
-  secret: string
-  created_at: number
-}
-
-/** Every table of the latest schema, as Kysely sees it. */
-export interface PostgresSchema {
+/** Every table of the latest schema, as Kysely sees it: the shared ones and these. */
+export interface PostgresSchema extends RelationalSchema {
   beneficiaries: BeneficiaryRow
-  beneficiary_history: HistoryRow
-  idempotency_keys: IdempotencyRow
   beneficiary_counts: CountRow
   bulk_loads: BulkLoadRow
-  clients: ClientRow
-  sessions: SessionRow
-  revoked_tokens: RevokedTokenRow
-  signing_keys: SigningKeyRow
 }

@@ -1,7 +1,9 @@
 import type { Storage } from '../../core/ports/storage.js'
 import type { BatchLimits, BatchListener, Batching } from './postgres-batcher.js'
 import { PostgresBeneficiaryStore } from './postgres-beneficiary-store.js'
-import { PostgresClientStore } from './postgres-client-store.js'
+import { RelationalClientStore } from '../relational/relational-client-store.js'
+import { RelationalSessionStore } from '../relational/relational-session-store.js'
+import { RelationalSigningKeyStore } from '../relational/relational-signing-key-store.js'
 import {
   integerOption,
   POSTGRES_DEFAULTS,
@@ -10,8 +12,8 @@ import {
 } from './postgres-config.js'
 import { loadPg, type PostgresPool } from './postgres-driver.js'
 import { migratePostgres, pendingMigrations, unknownMigrations } from './postgres-migrations.js'
-import { PostgresSessionStore } from './postgres-session-store.js'
-import { PostgresSigningKeyStore } from './postgres-signing-key-store.js'
+import { postgresStatements } from './postgres-query.js'
+import { PostgresSessionTokens } from './postgres-session-tokens.js'
 import { translateStorageFailure } from './postgres-storage-failure.js'
 
 /** What `PostgresStorage.poolUsage` tells. */
@@ -47,9 +49,9 @@ interface PoolCounts {
  */
 export class PostgresStorage implements Storage {
   readonly beneficiaries: PostgresBeneficiaryStore
-  readonly clients: PostgresClientStore
-  readonly sessions: PostgresSessionStore
-  readonly signingKeys: PostgresSigningKeyStore
+  readonly clients: RelationalClientStore
+  readonly sessions: RelationalSessionStore
+  readonly signingKeys: RelationalSigningKeyStore
   /** The schema that holds the tables. */
   readonly schema: string
   /** The migrations `openPostgresStorage` applied when it opened the storage, in order. */
@@ -98,9 +100,11 @@ export class PostgresStorage implements Storage {
       batching,
       options.listTimeoutMs ?? POSTGRES_DEFAULTS.listTimeoutMs,
     )
-    this.clients = new PostgresClientStore(pool, this.schema, assertOpen)
-    this.sessions = new PostgresSessionStore(pool, this.schema, assertOpen, batching)
-    this.signingKeys = new PostgresSigningKeyStore(pool, this.schema, assertOpen)
+    const statements = postgresStatements(pool, this.schema)
+    const tokens = new PostgresSessionTokens(pool, this.schema, batching)
+    this.clients = new RelationalClientStore(statements, assertOpen)
+    this.sessions = new RelationalSessionStore(statements, assertOpen, tokens)
+    this.signingKeys = new RelationalSigningKeyStore(statements, assertOpen)
   }
 
   /**

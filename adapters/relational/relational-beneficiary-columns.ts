@@ -6,6 +6,7 @@ import type {
 } from '../../core/beneficiary.js'
 import { LIST_ITEM_FIELDS } from '../../core/beneficiary-fields.js'
 import type { NewBeneficiary } from '../../core/ports/beneficiary-store.js'
+import { nameSortKey } from '../../core/search-terms.js'
 
 /**
  * The columns of `beneficiaries` that every SQL adapter keeps, as a row reads them: the record's
@@ -69,6 +70,17 @@ export type WrittenColumn = Exclude<RecordColumn, 'id'> | SortKeyColumn
 
 /** The values of the written columns. */
 export type WrittenValues = { readonly [C in WrittenColumn]: Row[C] }
+
+/**
+ * The values of the written columns, checked against `TableRow`, an adapter's row of
+ * `beneficiaries` as selected. The row must hold every column of the map in these types (else
+ * the type is `never`), and a column of the row that is neither in the map, nor `id`, nor one
+ * of `Own` (what the adapter writes otherwise) is `never` here: no value fits, and the adapter's
+ * `toColumns` does not compile until the map has it.
+ */
+export type ColumnValues<TableRow, Own extends PropertyKey = never> = WrittenValues & {
+  readonly [C in Exclude<keyof TableRow, WrittenColumn | 'id' | Own>]: never
+} & (TableRow extends Row ? unknown : never)
 
 /** The columns of a record in the order of the map: what a get selects, read as values. */
 export const RECORD_COLUMNS: readonly RecordColumn[] = Object.values(FIELD_COLUMNS).flat()
@@ -156,6 +168,13 @@ export function summaryReader(offset: number): (values: readonly unknown[]) => B
     created_at: summary.created_at(values),
     updated_at: summary.updated_at(values),
   })
+}
+
+/** The name sort keys of a record (D15), each compared by code point. */
+export function sortKeys(
+  record: Pick<BeneficiaryRecord, 'first_name' | 'last_name'>,
+): Pick<Row, SortKeyColumn> {
+  return { sort_first: nameSortKey(record.first_name), sort_last: nameSortKey(record.last_name) }
 }
 
 /** The written columns' values of a record with this version and these sort keys. */

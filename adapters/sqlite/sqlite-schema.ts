@@ -1,31 +1,10 @@
 import type { ColumnType, Generated } from 'kysely'
 import type { RelationalBeneficiaryRow } from '../relational/relational-beneficiary-columns.js'
+import type { RelationalSchema } from '../relational/relational-schema.js'
 
 /** A row of `beneficiaries`. Timestamps are epoch milliseconds; `metadata` is JSON text. */
 export interface BeneficiaryRow extends Omit<RelationalBeneficiaryRow, 'id'> {
   id: Generated<number>
-}
-
-/** A row of `beneficiary_history` (D27); `changes` is a JSON array. */
-export interface HistoryRow {
-  id: Generated<number>
-  beneficiary_id: number
-  at: number
-  action: string
-  client_id: string
-  request_id: string
-  changes: string
-}
-
-/** A row of `idempotency_keys` (D22). */
-export interface IdempotencyRow {
-  id: Generated<number>
-  client_id: string
-  key: string
-  fingerprint: string
-  beneficiary_id: number
-  created_at: number
-  expires_at: number
 }
 
 /** The FTS5 table over the search words of both names (D16); `rowid` is the beneficiary id. */
@@ -82,56 +61,13 @@ export interface CounterLogRow {
   changes: string
 }
 
-/** A row of `clients` (D1); `scopes` is a JSON array. */
-export interface ClientRow {
-  seq: Generated<number>
-  id: string
-  name: string
-  secret_hash: string
-  scopes: string
-  created_at: number
-  revoked_at: number | null
-}
-
-/** A row of `sessions` (D4, D5); `scopes` is a JSON array. */
-export interface SessionRow {
-  seq: Generated<number>
-  id: string
-  client_id: string
-  refresh_token_hash: string
-  scopes: string
-  created_at: number
-  expires_at: number
-  revoked_at: number | null
-}
-
-/** A row of `revoked_tokens` (D5). */
-export interface RevokedTokenRow {
-  jti: string
-  expires_at: number
-}
-
-/** A row of `signing_keys` (D3). */
-export interface SigningKeyRow {
-  seq: Generated<number>
-  kid: string
-  secret: string
-  created_at: number
-}
-
-/** Every table of the latest schema, as Kysely sees it. */
-export interface SqliteSchema {
+/** Every table of the latest schema, as Kysely sees it: the shared ones and these. */
+export interface SqliteSchema extends RelationalSchema {
   beneficiaries: BeneficiaryRow
-  beneficiary_history: HistoryRow
-  idempotency_keys: IdempotencyRow
   beneficiary_search: SearchRow
   beneficiary_day_counts: DayCountRow
   beneficiary_block_counts: BlockCountRow
   beneficiary_updated_counts: UpdatedCountRow
   beneficiary_name_key_counts: NameKeyCountRow
   beneficiary_counter_log: CounterLogRow
-  clients: ClientRow
-  sessions: SessionRow
-  revoked_tokens: RevokedTokenRow
-  signing_keys: SigningKeyRow
 }

@@ -3,9 +3,12 @@ import Database from 'better-sqlite3'
 import { StorageUnavailableError } from '../../core/errors.js'
 import type { Storage } from '../../core/ports/storage.js'
 import { SqliteBeneficiaryStore } from './writes/sqlite-beneficiary-store.js'
-import { SqliteActiveTokens } from './auth/sqlite-active-tokens.js'
 import { SqliteDataVersion } from './sqlite-data-version.js'
-import { SqliteClientStore } from './auth/sqlite-client-store.js'
+import { RelationalClientStore } from '../relational/relational-client-store.js'
+import { RelationalSessionStore } from '../relational/relational-session-store.js'
+import { RelationalSigningKeyStore } from '../relational/relational-signing-key-store.js'
+import { SqliteAuthStatements } from './auth/sqlite-auth-statements.js'
+import { SqliteSessionTokens } from './auth/sqlite-session-tokens.js'
 import { SqliteCheckpointer } from './threads/sqlite-checkpointer.js'
 import { SqliteGroupCommit } from './writes/sqlite-group-commit.js'
 import type { SqliteConfig } from './sqlite-config.js'
@@ -15,8 +18,6 @@ import {
   unknownMigrations,
 } from './migrations/sqlite-migrations.js'
 import { applySqlitePragmas, cacheSizeKibOf, dropStat4Samples } from './sqlite-pragmas.js'
-import { SqliteSessionStore } from './auth/sqlite-session-store.js'
-import { SqliteSigningKeyStore } from './auth/sqlite-signing-key-store.js'
 import { translateStorageFailure } from './sqlite-query.js'
 import type { WriterSettings } from './threads/sqlite-writer-protocol.js'
 import { SqliteWriterThread } from './threads/sqlite-writer-thread.js'
@@ -69,9 +70,9 @@ export interface SqliteStorageOptions {
  */
 export class SqliteStorage implements Storage {
   readonly beneficiaries: SqliteBeneficiaryStore
-  readonly clients: SqliteClientStore
-  readonly sessions: SqliteSessionStore
-  readonly signingKeys: SqliteSigningKeyStore
+  readonly clients: RelationalClientStore
+  readonly sessions: RelationalSessionStore
+  readonly signingKeys: RelationalSigningKeyStore
   /** The migrations `openSqliteStorage` applied when it opened the storage, in order. */
   readonly migrationsApplied: readonly string[]
   readonly #db: Database.Database
@@ -130,10 +131,11 @@ export class SqliteStorage implements Storage {
       dataVersion,
       writer,
     )
-    const activeTokens = new SqliteActiveTokens(dataVersion)
-    this.clients = new SqliteClientStore(db, assertOpen, activeTokens, writer)
-    this.sessions = new SqliteSessionStore(db, assertOpen, activeTokens, writer)
-    this.signingKeys = new SqliteSigningKeyStore(db, assertOpen, writer)
+    const statements = new SqliteAuthStatements(db, writer)
+    const tokens = new SqliteSessionTokens(statements, dataVersion)
+    this.clients = new RelationalClientStore(statements, assertOpen, () => tokens.forget())
+    this.sessions = new RelationalSessionStore(statements, assertOpen, tokens)
+    this.signingKeys = new RelationalSigningKeyStore(statements, assertOpen)
   }
 
   /** Whether the writes run on a thread of the storage's own (`writer: 'thread'`), and it runs. */

@@ -1,15 +1,15 @@
 import Database from 'better-sqlite3'
 import type { BeneficiaryRecord, HistoryEntry } from '../../../core/beneficiary.js'
-import type { ClientRecord } from '../../../core/ports/client-store.js'
 import type {
   CreateOutcome,
   IdempotencyClaim,
   NewBeneficiary,
   WriteOutcome,
 } from '../../../core/ports/beneficiary-store.js'
-import type { RevokedToken, SessionRecord } from '../../../core/ports/session-store.js'
-import type { SigningKey } from '../../../core/ports/signing-key-store.js'
 import { translateStorageFailure } from '../sqlite-query.js'
+
+/** A statement's text and its parameters, bound. */
+export type SqlStatement = readonly [sql: string, parameters: readonly unknown[]]
 
 /** A create's outcome on the way back: the new record's id (the caller has the rest), or the claim's. */
 export type CreatedOrClaimed = number | Exclude<CreateOutcome, { kind: 'created' }>
@@ -37,11 +37,8 @@ export interface SqliteWrites {
     expectedVersion: number | undefined,
     entry: HistoryEntry,
   ): Promise<WriteOutcome>
-  insertSession(session: SessionRecord): Promise<void>
-  revokeSession(sessionId: string, at: number, token: RevokedToken | undefined): Promise<void>
-  insertClient(client: ClientRecord): Promise<void>
-  revokeClient(id: string, at: number): Promise<boolean>
-  insertSigningKey(key: SigningKey): Promise<void>
+  /** The writes of clients, sessions and signing keys (`SqliteAuthStatements.transaction`). */
+  runStatements(statements: readonly SqlStatement[]): Promise<number[]>
 }
 
 /** The name of a write. */

@@ -135,24 +135,8 @@ export class SqliteWriterThread implements SqliteWrites {
     return this.#call('removeBeneficiary', args) as ReturnType<SqliteWrites['removeBeneficiary']>
   }
 
-  insertSession(...args: Parameters<SqliteWrites['insertSession']>): Promise<void> {
-    return this.#call('insertSession', args) as Promise<void>
-  }
-
-  revokeSession(...args: Parameters<SqliteWrites['revokeSession']>): Promise<void> {
-    return this.#call('revokeSession', args) as Promise<void>
-  }
-
-  insertClient(...args: Parameters<SqliteWrites['insertClient']>): Promise<void> {
-    return this.#call('insertClient', args) as Promise<void>
-  }
-
-  revokeClient(...args: Parameters<SqliteWrites['revokeClient']>): Promise<boolean> {
-    return this.#call('revokeClient', args) as Promise<boolean>
-  }
-
-  insertSigningKey(...args: Parameters<SqliteWrites['insertSigningKey']>): Promise<void> {
-    return this.#call('insertSigningKey', args) as Promise<void>
+  runStatements(...args: Parameters<SqliteWrites['runStatements']>): Promise<number[]> {
+    return this.#call('runStatements', args) as Promise<number[]>
   }
 
   /**

@@ -7,6 +7,7 @@
  */
 import Database from 'better-sqlite3'
 import { parentPort, workerData } from 'node:worker_threads'
+import { SqliteAuthStatements } from '../auth/sqlite-auth-statements.js'
 import { SqliteStorage } from '../sqlite-storage.js'
 import {
   type FromWriter,
@@ -23,7 +24,7 @@ const { path, pragmas } = workerData as WriterWorkerData
 const db = new Database(path, { fileMustExist: true })
 for (const [name, value] of pragmas) db.pragma(`${name} = ${value}`)
 const storage = new SqliteStorage(db)
-const writes = writesOf(storage)
+const writes = writesOf(storage, new SqliteAuthStatements(db))
 
 let replies: WriteReply[] = []
 let groups: number[] = []
@@ -96,9 +97,12 @@ function post(message: FromWriter): void {
   port.postMessage(message)
 }
 
-/** The writes of `storage`, as the calling thread's stores ask for them. */
-function writesOf(local: SqliteStorage): SqliteWrites {
-  const { beneficiaries, sessions, clients, signingKeys } = local
+/**
+ * The writes of `storage`, and the statements of the shared stores of clients, sessions and
+ * signing keys (`auth`, on the same connection), as the calling thread's stores ask for them.
+ */
+function writesOf(local: SqliteStorage, auth: SqliteAuthStatements): SqliteWrites {
+  const { beneficiaries } = local
   return {
     createBeneficiary: async (record, entry, claim) => {
       const outcome = await beneficiaries.create(record, entry, claim)
@@ -106,10 +110,6 @@ function writesOf(local: SqliteStorage): SqliteWrites {
     },
     updateBeneficiary: (previous, next, entry) => beneficiaries.update(previous, next, entry),
     removeBeneficiary: (id, expected, entry) => beneficiaries.remove(id, expected, entry),
-    insertSession: (session) => sessions.insert(session),
-    revokeSession: (id, at, token) => sessions.revoke(id, at, token),
-    insertClient: (client) => clients.insert(client),
-    revokeClient: (id, at) => clients.revoke(id, at),
-    insertSigningKey: (key) => signingKeys.insert(key),
+    runStatements: async (statements) => auth.runStatements(statements),
   }
 }

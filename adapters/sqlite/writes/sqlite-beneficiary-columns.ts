@@ -2,15 +2,14 @@ import type BetterSqlite3 from 'better-sqlite3'
 import type { Selectable } from 'kysely'
 import type { BeneficiaryRecord } from '../../../core/beneficiary.js'
 import type { NewBeneficiary } from '../../../core/ports/beneficiary-store.js'
-import { nameSortKey } from '../../../core/search-terms.js'
 import {
+  sortKeys,
   summaryReader,
   WRITTEN_COLUMNS,
   writtenValues,
-  type RelationalBeneficiaryRow,
+  type ColumnValues as RelationalColumnValues,
   type SortKeyColumn,
   type WrittenColumn,
-  type WrittenValues,
 } from '../../relational/relational-beneficiary-columns.js'
 import { queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
 import type { BeneficiaryRow } from '../sqlite-schema.js'
@@ -22,17 +21,8 @@ export {
   toRecordFrom,
 } from '../../relational/relational-beneficiary-columns.js'
 
-type Row = Selectable<BeneficiaryRow>
-
-/**
- * The values of the written columns, for the slots of {@link beneficiarySlots}. The table must
- * hold every column of the shared map in its types (else `Pick` does not compile), and a column
- * of the table outside the map is `never` here: no value fits, and `toColumns` does not compile
- * until the map has it.
- */
-export type ColumnValues = WrittenValues & {
-  readonly [C in Exclude<keyof Row, WrittenColumn | 'id'>]: never
-} & (Pick<Row, keyof RelationalBeneficiaryRow> extends RelationalBeneficiaryRow ? unknown : never)
+/** The values of the written columns, for the slots of {@link beneficiarySlots}. */
+export type ColumnValues = RelationalColumnValues<Selectable<BeneficiaryRow>>
 
 /** A summary from the values of `SUMMARY_COLUMNS`, selected first. */
 export const summaryOf = summaryReader(0)
@@ -64,8 +54,7 @@ export interface NameKeys {
 
 /** The {@link NameKeys} of a record. */
 export function nameKeys(record: Pick<BeneficiaryRecord, 'first_name' | 'last_name'>): NameKeys {
-  const first = nameSortKey(record.first_name)
-  const last = nameSortKey(record.last_name)
+  const { sort_first: first, sort_last: last } = sortKeys(record)
   const words = first.length > 0 && last.length > 0 ? `${first} ${last}` : first + last
   return { words, sort_first: first, sort_last: last }
 }

@@ -1,11 +1,8 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import type { Selectable } from 'kysely'
-import type { FieldChange, HistoryAction, HistoryEntry } from '../../../core/beneficiary.js'
+import type { HistoryEntry } from '../../../core/beneficiary.js'
 import type { Page } from '../../../core/ports/beneficiary-store.js'
+import { ENTRY_COLUMNS, entryOf, entryValues } from '../../relational/relational-history.js'
 import { queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
-import type { HistoryRow } from '../sqlite-schema.js'
-
-type StoredHistoryRow = Selectable<HistoryRow>
 
 /**
  * The history of the beneficiaries of `SqliteBeneficiaryStore` (D27), in `beneficiary_history`:
@@ -14,9 +11,9 @@ type StoredHistoryRow = Selectable<HistoryRow>
 export class SqliteHistory {
   readonly #insert: SqliteQuery<never>
   readonly #erase: SqliteQuery<never>
-  readonly #page: SqliteQuery<StoredHistoryRow>
+  readonly #page: SqliteQuery<never>
   readonly #count: SqliteQuery<{ n: number }>
-  readonly #all: SqliteQuery<StoredHistoryRow>
+  readonly #all: SqliteQuery<never>
 
   constructor(db: BetterSqlite3.Database) {
     this.#insert = new SqliteQuery(
@@ -40,11 +37,9 @@ export class SqliteHistory {
         .set({ changes: '[]' })
         .where('beneficiary_id', '=', slot('id')),
     )
-    this.#page = new SqliteQuery(
-      db,
-      history.selectAll().orderBy('id').limit(slot('limit')).offset(slot('offset')),
-    )
-    this.#all = new SqliteQuery(db, history.selectAll().orderBy('id'))
+    const entries = history.select(ENTRY_COLUMNS).orderBy('id')
+    this.#page = new SqliteQuery(db, entries.limit(slot('limit')).offset(slot('offset')))
+    this.#all = new SqliteQuery(db, entries)
     this.#count = new SqliteQuery(
       db,
       history.select((eb) => eb.fn.countAll<number>().as('n')),
@@ -53,14 +48,7 @@ export class SqliteHistory {
 
   /** Appends `entry` to the history of the record `beneficiaryId`. */
   append(beneficiaryId: number, entry: HistoryEntry): void {
-    this.#insert.run({
-      beneficiary_id: beneficiaryId,
-      at: entry.at,
-      action: entry.action,
-      client_id: entry.client_id,
-      request_id: entry.request_id,
-      changes: JSON.stringify(entry.changes),
-    })
+    this.#insert.run({ beneficiary_id: beneficiaryId, ...entryValues(entry) })
   }
 
   /** Empties the `changes` of every entry of the record (D27: a deleted record's data go). */
@@ -72,24 +60,14 @@ export class SqliteHistory {
   page(beneficiaryId: number, offset: number, limit: number): Page<HistoryEntry> {
     const id = beneficiaryId
     const total = this.#count.get({ id })?.n ?? 0
-    const items = total > offset ? this.#page.all({ id, limit, offset }).map(toEntry) : []
+    const items =
+      total > offset ? this.#page.allValues({ id, limit, offset }).map((row) => entryOf(row)) : []
     return { items, total }
   }
 
   /** Every entry kept for the record, oldest first; `undefined` when there is none. */
   all(beneficiaryId: number): readonly HistoryEntry[] | undefined {
-    const rows = this.#all.all({ id: beneficiaryId })
-    return rows.length === 0 ? undefined : rows.map(toEntry)
-  }
-}
-
-function toEntry(row: StoredHistoryRow): HistoryEntry {
-  const changes = JSON.parse(row.changes) as FieldChange[]
-  return {
-    at: row.at,
-    action: row.action as HistoryAction,
-    client_id: row.client_id,
-    request_id: row.request_id,
-    changes: changes.map((change) => ({ field: change.field, old: change.old, new: change.new })),
+    const rows = this.#all.allValues({ id: beneficiaryId })
+    return rows.length === 0 ? undefined : rows.map((row) => entryOf(row))
   }
 }

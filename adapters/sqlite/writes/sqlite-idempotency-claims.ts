@@ -1,38 +1,29 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { CreateOutcome, IdempotencyClaim } from '../../../core/ports/beneficiary-store.js'
+import {
+  CLAIM_COLUMNS,
+  claimedOutcome,
+  ClaimPurges,
+  CLAIMS_PURGED,
+} from '../../relational/relational-idempotency-claims.js'
 import { queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
-
-type ClaimRow = {
-  fingerprint: string
-  beneficiary_id: number
-  created_at: number
-  expires_at: number
-}
-
-/**
- * Every this many creates with a claim, one deletes up to `CLAIMS_PURGED` expired claims on its
- * way: twice the rate claims are made, so the table stays small, while most creates skip the
- * delete (it cost as much as inserting the record).
- */
-const PURGE_EVERY = 32
-const CLAIMS_PURGED = 64
 
 /**
  * The Idempotency-Key claims (D22) of `SqliteBeneficiaryStore`, in `idempotency_keys`: read and
  * written inside the transaction of the create they belong to.
  */
 export class SqliteIdempotencyClaims {
-  readonly #select: SqliteQuery<ClaimRow>
+  readonly #select: SqliteQuery<never>
   readonly #insert: SqliteQuery<never>
   readonly #purge: SqliteQuery<never>
-  #sincePurge = 0
+  readonly #purges = new ClaimPurges()
 
   constructor(db: BetterSqlite3.Database) {
     this.#select = new SqliteQuery(
       db,
       queryBuilder
         .selectFrom('idempotency_keys')
-        .select(['fingerprint', 'beneficiary_id', 'created_at', 'expires_at'])
+        .select(CLAIM_COLUMNS)
         .where('client_id', '=', slot('client_id'))
         .where('key', '=', slot('key')),
     )
@@ -74,22 +65,15 @@ export class SqliteIdempotencyClaims {
 
   /** The `claimed` outcome of a live claim of the same client and key, or `undefined`. */
   held(claim: IdempotencyClaim): CreateOutcome | undefined {
-    const held = this.#select.get({ client_id: claim.clientId, key: claim.key })
-    if (held === undefined || claim.now >= held.expires_at) return undefined
-    return {
-      kind: 'claimed',
-      fingerprint: held.fingerprint,
-      beneficiaryId: held.beneficiary_id,
-      createdAt: held.created_at,
-    }
+    return claimedOutcome(
+      this.#select.getValues({ client_id: claim.clientId, key: claim.key }),
+      claim,
+    )
   }
 
   /** Stores `claim` for the record it created, purging expired claims now and then. */
   add(claim: IdempotencyClaim, beneficiaryId: number, createdAt: number): void {
-    if (++this.#sincePurge >= PURGE_EVERY) {
-      this.#sincePurge = 0
-      this.#purge.run({ now: claim.now })
-    }
+    if (this.#purges.due()) this.#purge.run({ now: claim.now })
     this.#insert.run({
       client_id: claim.clientId,
       key: claim.key,

@@ -1,32 +1,41 @@
 import type { ClientRecord, ClientStore } from '../../core/ports/client-store.js'
-import type { PostgresPool } from './postgres-driver.js'
-import { builderFor, PostgresQuery, slot } from './postgres-query.js'
+import { slot } from './relational-slots.js'
+import type {
+  RelationalRead,
+  RelationalStatements,
+  RelationalWrite,
+} from './relational-statements.js'
 
 const CLIENT_COLUMNS = ['id', 'name', 'secret_hash', 'scopes', 'created_at', 'revoked_at'] as const
 
 /**
  * API clients (D1) in the `clients` table.
  *
- * Get one from `PostgresStorage`; it is not constructed on its own.
+ * Get one from the adapter's storage (`SqliteStorage`, `PostgresStorage`); it is not
+ * constructed on its own.
  */
-export class PostgresClientStore implements ClientStore {
-  readonly #pool: PostgresPool
+export class RelationalClientStore implements ClientStore {
   readonly #assertOpen: () => void
-  readonly #insert: PostgresQuery
-  readonly #select: PostgresQuery
-  readonly #selectAll: PostgresQuery
-  readonly #revoke: PostgresQuery
+  readonly #revoked: () => void
+  readonly #insert: RelationalWrite
+  readonly #select: RelationalRead
+  readonly #selectAll: RelationalRead
+  readonly #revoke: RelationalWrite
 
   /**
-   * @param pool Where every statement runs.
-   * @param schema The schema of the tables, migrated.
+   * @param statements How the adapter runs the statements; its schema migrated.
    * @param assertOpen Throws when the owning storage is closed; called first by every method.
+   * @param revoked Called after every revocation (SQLite forgets the tokens it found active).
    */
-  constructor(pool: PostgresPool, schema: string, assertOpen: () => void) {
-    this.#pool = pool
+  constructor(
+    statements: RelationalStatements,
+    assertOpen: () => void,
+    revoked: () => void = () => {},
+  ) {
     this.#assertOpen = assertOpen
-    const db = builderFor(schema)
-    this.#insert = new PostgresQuery(
+    this.#revoked = revoked
+    const db = statements.builder
+    this.#insert = statements.write(
       db.insertInto('clients').values({
         id: slot<string>('id'),
         name: slot<string>('name'),
@@ -36,13 +45,13 @@ export class PostgresClientStore implements ClientStore {
         revoked_at: slot<number | null>('revoked_at'),
       }),
     )
-    this.#select = new PostgresQuery(
+    this.#select = statements.read(
       db.selectFrom('clients').select(CLIENT_COLUMNS).where('id', '=', slot('id')),
     )
-    this.#selectAll = new PostgresQuery(
+    this.#selectAll = statements.read(
       db.selectFrom('clients').select(CLIENT_COLUMNS).orderBy('created_at').orderBy('seq'),
     )
-    this.#revoke = new PostgresQuery(
+    this.#revoke = statements.write(
       db
         .updateTable('clients')
         .set({ revoked_at: slot<number>('at') })
@@ -53,11 +62,12 @@ export class PostgresClientStore implements ClientStore {
 
   /**
    * Adds the client.
-   * @throws Error (the driver's unique violation, `23505`) when a client with this id exists.
+   * @throws Error (the driver's unique violation: SQLite's `SQLITE_CONSTRAINT_UNIQUE`,
+   * PostgreSQL's `23505`) when a client with this id exists.
    */
   async insert(client: ClientRecord): Promise<void> {
     this.#assertOpen()
-    await this.#insert.run(this.#pool, {
+    await this.#insert({
       id: client.id,
       name: client.name,
       secret_hash: client.secret_hash,
@@ -70,20 +80,22 @@ export class PostgresClientStore implements ClientStore {
   /** The client with this id, revoked or not, or `undefined`. */
   async get(id: string): Promise<ClientRecord | undefined> {
     this.#assertOpen()
-    const row = (await this.#select.arrays(this.#pool, { id }))[0]
+    const row = (await this.#select({ id }))[0]
     return row === undefined ? undefined : toClient(row)
   }
 
   /** Every client by ascending `created_at`; clients created at the same instant in insertion order. */
   async list(): Promise<readonly ClientRecord[]> {
     this.#assertOpen()
-    return (await this.#selectAll.arrays(this.#pool)).map(toClient)
+    return (await this.#selectAll()).map(toClient)
   }
 
   /** Sets `revoked_at` to `at`. False when the client is unknown or already revoked. */
   async revoke(id: string, at: number): Promise<boolean> {
     this.#assertOpen()
-    return (await this.#revoke.run(this.#pool, { id, at })) > 0
+    const revoked = (await this.#revoke({ id, at })) > 0
+    this.#revoked()
+    return revoked
   }
 }
 
