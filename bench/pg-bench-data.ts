@@ -77,7 +77,6 @@ export async function preparePgData(
     clearTimeout(watchdog)
     if (code !== 0) throw new Error(`seeding PostgreSQL failed (${String(code)})`)
     console.log(`  seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`)
-    await vacuumAnalyze(url)
     data = { rows, seedDatabase, client: await provisionClient(url), ...(await describe(url)) }
   }
   if (withPeer && data.peerClient === undefined) {
@@ -176,16 +175,6 @@ export async function readPgDataProfile(dataDir: string, data: PgBenchData): Pro
       mode: 0o600,
     })
     return profile
-  } finally {
-    await db.end()
-  }
-}
-
-async function vacuumAnalyze(url: string): Promise<void> {
-  const db = new pg.Client({ connectionString: url })
-  await db.connect()
-  try {
-    await db.query('VACUUM ANALYZE')
   } finally {
     await db.end()
   }
