@@ -1,5 +1,5 @@
 import { randomBytes, createHash } from 'node:crypto'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
 import { openPostgresStorage } from '../adapters/postgres/index.js'
@@ -47,6 +47,8 @@ export async function preparePgData(
   rows: number,
   withPeer: boolean,
 ): Promise<PgBenchData> {
+  // The meta file holds an API client's secret: the owner's alone, as `prepareData` keeps it.
+  mkdirSync(where.dataDir, { recursive: true, mode: 0o700 })
   const seedDatabase = `bench_seed_${rows}`
   const metaFile = join(where.dataDir, `pg-meta-${rows}.json`)
   const schema = Object.keys(postgresMigrations('public')).join(',')
