@@ -1,6 +1,7 @@
 import type { ProcessGroup } from './process-group.js'
 import type { LoadFigures, Measurement, TargetName } from './result-table.js'
 import { machineCpuTicks, mainThreadCpuMs, peakRssMb, processCpuMs } from './targets.js'
+import { backendCpuMs, type BackendCpu } from './pg-bench-data.js'
 import { runWrk, type WrkResult, type WrkRun } from './wrk-runner.js'
 
 /** One wrk process of a measurement: `reads`, `writes`, or the scenario's only load. */
@@ -38,18 +39,25 @@ export async function measure(
   loads: readonly NamedLoad[],
   durationSeconds: number,
   of: MeasurementOf,
+  database?: string,
 ): Promise<Measurement> {
   const cpuOf = () => pids.reduce<number>((sum, pid) => sum + processCpuMs(pid), 0)
   const mainOf = () => pids.reduce<number>((sum, pid) => sum + mainThreadCpuMs(pid), 0)
   const cpuBefore = cpuOf()
   const mainBefore = mainOf()
   const machineBefore = machineCpuTicks()
+  const pgBefore: BackendCpu | undefined =
+    database === undefined ? undefined : await backendCpuMs(database)
   const results = await Promise.all(
     loads.map(({ run }) => runWrk(group, { ...run, durationSeconds })),
   )
   const cpuMs = cpuOf() - cpuBefore
   const mainMs = mainOf() - mainBefore
   const machineAfter = machineCpuTicks()
+  const pgMs =
+    pgBefore === undefined || database === undefined
+      ? undefined
+      : spentSince(pgBefore, await backendCpuMs(database))
   const machineTicks = machineAfter.total - machineBefore.total
   const figures = results.map((result, i) => figuresOf(loads[i]!, result))
   const requests = figures.reduce((sum, f) => sum + f.requests, 0)
@@ -66,12 +74,25 @@ export async function measure(
     peakRssMb: pids.reduce<number>((sum, pid) => sum + peakRssMb(pid), 0),
     cpuUsPerRequest: requests === 0 ? 0 : (cpuMs * 1000) / requests,
     mainThreadCpuUsPerRequest: requests === 0 ? 0 : (mainMs * 1000) / requests,
+    ...(pgMs !== undefined && {
+      pgCpuUsPerRequest: requests === 0 ? 0 : (pgMs * 1000) / requests,
+    }),
     stealPercent:
       machineTicks <= 0 ? 0 : ((machineAfter.steal - machineBefore.steal) * 100) / machineTicks,
     attempts: of.attempts,
     round: of.round,
     ...(loads.length > 1 && { loads: figures }),
   }
+}
+
+/**
+ * CPU the backends spent between two readings: a backend that started meanwhile counts whole,
+ * one that ended meanwhile loses what it spent after the first reading (the pools keep theirs).
+ */
+function spentSince(before: BackendCpu, after: BackendCpu): number {
+  let spent = 0
+  for (const [pid, ms] of after) spent += ms - (before.get(pid) ?? 0)
+  return spent
 }
 
 function figuresOf(load: NamedLoad, result: WrkResult): LoadFigures {

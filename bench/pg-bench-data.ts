@@ -1,97 +1,206 @@
 import { randomBytes, createHash } from 'node:crypto'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
 import { openPostgresStorage } from '../adapters/postgres/index.js'
 import { postgresMigrations } from '../adapters/postgres/postgres-migrations.js'
 import { createClientAdmin } from '../core/index.js'
+import type { BeneficiaryStatus } from '../core/beneficiary.js'
+import { DAY_MS } from '../core/time.js'
 import type { Credentials } from './bench-data.js'
+import type { DataProfile } from './data-profile.js'
 import { exitOf, type ProcessGroup } from './process-group.js'
+import type { ScenarioData } from './scenarios.js'
+import { processCpuMs } from './targets.js'
 
 /** The PostgreSQL server of the benchmark, overridable by `BENCH_DATABASE_URL`. */
 export const BENCH_POSTGRES_URL =
   process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 
 /** The PostgreSQL databases of a run: one seeded once, copied afresh for every target. */
-export interface PgBenchData {
+export interface PgBenchData extends ScenarioData {
+  readonly rows: number
   /** Seeded once and kept: the service's tables in `public`, the peer's in `peer`. */
   readonly seedDatabase: string
   readonly client: Credentials
-  readonly peerClient: Credentials
+  /** The peer's client, once its table is built (only for a run with `pg-peer`). */
+  readonly peerClient?: Credentials
 }
 
-/** Raised when what is seeded changes. */
-const FORMAT = 1
-const SEED_TIMEOUT_MS = 60 * 60 * 1000
+type Cached = PgBenchData & { readonly format: number; readonly schema: string }
+
+/** Raised when what is seeded changes (2: the scenarios' data, the peer's table on demand). */
+const FORMAT = 2
+const SEED_TIMEOUT_MS = 3 * 60 * 60 * 1000
 
 /**
  * Seeds a PostgreSQL database with `rows` beneficiaries through the CLI's `seed` (the same
  * generator and seed as the SQLite data, so the scenarios find the same rows), provisions a
- * client, and copies the rows into the peer's own table in schema `peer` of the same database.
- * Kept across runs while `pg-meta-<rows>.json` says it is current.
+ * client, reads what the scenarios need, and, for a run with the peer (`withPeer`), copies the
+ * rows into the peer's own table in schema `peer` of the same database. Kept across runs while
+ * `pg-meta-<rows>.json` says it is current. A seed that stopped (the run interrupted) resumes:
+ * the database stays, and `seed` goes on after the batches it committed.
  */
 export async function preparePgData(
   group: ProcessGroup,
   where: { readonly dataDir: string; readonly distRoot: string; readonly repoRoot: string },
   rows: number,
+  withPeer: boolean,
 ): Promise<PgBenchData> {
+  // The meta file holds an API client's secret: the owner's alone, as `prepareData` keeps it.
+  mkdirSync(where.dataDir, { recursive: true, mode: 0o700 })
   const seedDatabase = `bench_seed_${rows}`
   const metaFile = join(where.dataDir, `pg-meta-${rows}.json`)
   const schema = Object.keys(postgresMigrations('public')).join(',')
-  if (existsSync(metaFile) && (await databaseExists(seedDatabase))) {
-    const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as PgBenchData & {
-      format: number
-      schema: string
-    }
-    if (meta.format === FORMAT && meta.schema === schema) return meta
-  }
-  await admin(`DROP DATABASE IF EXISTS ${seedDatabase} WITH (FORCE)`)
-  await admin(`CREATE DATABASE ${seedDatabase}`)
   const url = databaseUrl(seedDatabase)
-  console.log(`seeding ${rows.toLocaleString('en-US')} beneficiaries into PostgreSQL (once)`)
-  const started = performance.now()
-  const child = group.spawn(
-    process.execPath,
-    [
-      join(where.distRoot, 'server', 'cli.js'),
-      'seed',
-      '--database-url',
-      url,
-      '--count',
-      String(rows),
-    ],
-    { stdio: ['ignore', 'inherit', 'inherit'] },
-  )
-  const watchdog = setTimeout(() => void group.stop(child), SEED_TIMEOUT_MS)
-  const code = await exitOf(child)
-  clearTimeout(watchdog)
-  if (code !== 0) throw new Error(`seeding PostgreSQL failed (${String(code)})`)
-  console.log(`  seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`)
-
-  const storage = await openPostgresStorage({ connectionString: url })
-  let client: Credentials
-  try {
-    const provisioned = await createClientAdmin({ storage }).create({
-      name: 'bench',
-      scopes: ['read', 'write'],
-    })
-    client = { client_id: provisioned.client_id, client_secret: provisioned.client_secret }
-  } finally {
-    await storage.close()
+  let data: PgBenchData | undefined
+  if (existsSync(metaFile) && (await databaseExists(seedDatabase))) {
+    const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as Cached
+    if (meta.format === FORMAT && meta.schema === schema) data = meta
   }
-  const peerClient = await buildPeerTable(where.repoRoot, url)
-  const data: PgBenchData = { seedDatabase, client, peerClient }
+  if (data === undefined) {
+    if (!(await databaseExists(seedDatabase))) await admin(`CREATE DATABASE ${seedDatabase}`)
+    console.log(`seeding ${rows.toLocaleString('en-US')} beneficiaries into PostgreSQL (once)`)
+    const started = performance.now()
+    const child = group.spawn(
+      process.execPath,
+      [
+        join(where.distRoot, 'server', 'cli.js'),
+        'seed',
+        '--database-url',
+        url,
+        '--count',
+        String(rows),
+      ],
+      { stdio: ['ignore', 'inherit', 'inherit'] },
+    )
+    const watchdog = setTimeout(() => void group.stop(child), SEED_TIMEOUT_MS)
+    const code = await exitOf(child)
+    clearTimeout(watchdog)
+    if (code !== 0) throw new Error(`seeding PostgreSQL failed (${String(code)})`)
+    console.log(`  seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    data = { rows, seedDatabase, client: await provisionClient(url), ...(await describe(url)) }
+  }
+  if (withPeer && data.peerClient === undefined) {
+    data = { ...data, peerClient: await buildPeerTable(where.repoRoot, url) }
+  }
   writeFileSync(metaFile, `${JSON.stringify({ format: FORMAT, schema, ...data }, null, 2)}\n`, {
     mode: 0o600,
   })
   return data
 }
 
+async function provisionClient(url: string): Promise<Credentials> {
+  const storage = await openPostgresStorage({ connectionString: url })
+  try {
+    const provisioned = await createClientAdmin({ storage }).create({
+      name: 'bench',
+      scopes: ['read', 'write'],
+    })
+    return { client_id: provisioned.client_id, client_secret: provisioned.client_secret }
+  } finally {
+    await storage.close()
+  }
+}
+
+/** What the scenarios need, read as `describeServiceData` reads it from SQLite. */
+async function describe(url: string): Promise<ScenarioData> {
+  const db = new pg.Client({ connectionString: url })
+  await db.connect()
+  try {
+    const { rows: found } = await db.query<{
+      max_id: string
+      common: string
+      first: string
+      last: string
+    }>(`SELECT (SELECT max(id) FROM beneficiaries) AS max_id,
+        (SELECT last_name FROM beneficiaries GROUP BY last_name ORDER BY count(*) DESC LIMIT 1)
+          AS common,
+        (SELECT min(created_at) FROM beneficiaries) AS first,
+        (SELECT max(created_at) FROM beneficiaries) AS last`)
+    const row = found[0]!
+    const middle = Math.floor((Number(row.first) + Number(row.last)) / 2 / DAY_MS) * DAY_MS
+    return {
+      maxId: Number(row.max_id),
+      searchPrefix: row.common
+        .normalize('NFD')
+        .replace(/[^\p{L}]/gu, '')
+        .toLowerCase()
+        .slice(0, 3),
+      createdFrom: new Date(middle - 29 * DAY_MS).toISOString().slice(0, 10),
+      createdTo: new Date(middle).toISOString().slice(0, 10),
+    }
+  } finally {
+    await db.end()
+  }
+}
+
+/**
+ * The profile of the seeded rows (`readDataProfile` on SQLite), read once and cached beside the
+ * meta file: two grouped scans, tens of seconds at 10,000,000 rows.
+ */
+export async function readPgDataProfile(dataDir: string, data: PgBenchData): Promise<DataProfile> {
+  const file = join(dataDir, `pg-profile-${data.rows}.json`)
+  if (existsSync(file)) {
+    const cached = JSON.parse(readFileSync(file, 'utf8')) as DataProfile & { client_id: string }
+    if (cached.client_id === data.client.client_id) return cached
+  }
+  const db = new pg.Client({ connectionString: databaseUrl(data.seedDatabase) })
+  await db.connect()
+  try {
+    const names = await db.query<{ first: string; last: string; status: string; count: string }>(
+      `SELECT first_name AS first, last_name AS last, status, count(*) AS count
+       FROM beneficiaries GROUP BY first_name, last_name, status`,
+    )
+    const days = await db.query<{ day: string; status: string; count: string }>(
+      `SELECT to_char(to_timestamp((created_at / ${DAY_MS}) * 86400) AT TIME ZONE 'UTC',
+         'YYYY-MM-DD') AS day, status, count(*) AS count
+       FROM beneficiaries GROUP BY created_at / ${DAY_MS}, status
+       ORDER BY created_at / ${DAY_MS}, status`,
+    )
+    const profile: DataProfile = {
+      rows: names.rows.reduce((sum, n) => sum + Number(n.count), 0),
+      maxId: data.maxId,
+      names: names.rows.map((n) => ({
+        first: n.first,
+        last: n.last,
+        status: n.status as BeneficiaryStatus,
+        count: Number(n.count),
+      })),
+      days: days.rows.map((d) => ({
+        day: d.day,
+        status: d.status as BeneficiaryStatus,
+        count: Number(d.count),
+      })),
+    }
+    writeFileSync(file, JSON.stringify({ client_id: data.client.client_id, ...profile }), {
+      mode: 0o600,
+    })
+    return profile
+  } finally {
+    await db.end()
+  }
+}
+
 /** A fresh copy of the seeded database for one target; dropped again by `dropDatabase`. */
 export async function copyDatabase(seedDatabase: string, copy: string): Promise<string> {
   await admin(`DROP DATABASE IF EXISTS ${copy} WITH (FORCE)`)
-  await admin(`CREATE DATABASE ${copy} TEMPLATE ${seedDatabase}`)
+  // From PostgreSQL 15 a copy is written through the WAL by default: gigabytes of it at
+  // 10,000,000 rows, where copying the files takes one checkpoint.
+  const fileCopy = (await serverVersion()) >= 150_000 ? ' STRATEGY FILE_COPY' : ''
+  await admin(`CREATE DATABASE ${copy} TEMPLATE ${seedDatabase}${fileCopy}`)
   return databaseUrl(copy)
+}
+
+async function serverVersion(): Promise<number> {
+  const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL })
+  await client.connect()
+  try {
+    const found = await client.query<{ v: string }>('SHOW server_version_num')
+    return Number(found.rows[0]!.v)
+  } finally {
+    await client.end()
+  }
 }
 
 export async function dropDatabase(name: string): Promise<void> {
@@ -137,7 +246,7 @@ async function buildPeerTable(repoRoot: string, url: string): Promise<Credential
       'read write',
     ])
     await db.query('RESET search_path')
-    await db.query('VACUUM ANALYZE')
+    await db.query('VACUUM ANALYZE peer.beneficiaries')
   } finally {
     await db.end()
   }
@@ -176,6 +285,28 @@ export async function waitForDatabaseIdle(database: string, timeoutMs = 120_000)
       }
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
+  } finally {
+    await client.end()
+  }
+}
+
+/** CPU time so far of each backend, by pid, in milliseconds. */
+export type BackendCpu = ReadonlyMap<number, number>
+
+/**
+ * The CPU time so far of every client backend connected to `database` (its pools' connections),
+ * read from `/proc/<pid>/stat`: PostgreSQL runs on this machine in the benchmark.
+ */
+export async function backendCpuMs(database: string): Promise<BackendCpu> {
+  const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL })
+  await client.connect()
+  try {
+    const found = await client.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity
+       WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+      [database],
+    )
+    return new Map(found.rows.map(({ pid }) => [pid, processCpuMs(pid)]))
   } finally {
     await client.end()
   }

@@ -42,6 +42,12 @@ export interface Measurement {
    * Absent from results written before 2026-11-25.
    */
   readonly mainThreadCpuUsPerRequest?: number
+  /**
+   * CPU time of the PostgreSQL backends serving the target's database per request, in
+   * microseconds (user and system, from `/proc`): what the service's CPU leaves out. Absent for
+   * the targets on SQLite, and from results written before 2026-12-05.
+   */
+  readonly pgCpuUsPerRequest?: number
   /** Share of the machine's CPU time the hypervisor gave to other tenants meanwhile, in %. */
   readonly stealPercent: number
   /** Measurements taken (more than one when steal went over the limit); this one had the least. */
@@ -108,6 +114,7 @@ export function formatTable(measurements: readonly Measurement[]): string {
     'peak RSS MiB',
     'CPU µs/req',
     'vs peer',
+    'PG µs/req',
     'steal %',
   ]
   const rows = measurements.map((m) => {
@@ -130,6 +137,7 @@ export function formatTable(measurements: readonly Measurement[]): string {
       m.peakRssMb.toFixed(0),
       m.cpuUsPerRequest.toFixed(1),
       ratio(m, peer, 'cpuUsPerRequest'),
+      m.pgCpuUsPerRequest === undefined ? '—' : m.pgCpuUsPerRequest.toFixed(1),
       m.stealPercent.toFixed(1),
     ]
   })

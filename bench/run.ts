@@ -31,10 +31,10 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { prepareData, type BenchData } from './bench-data.js'
-import { readDataProfile } from './data-profile.js'
+import { readDataProfile, type DataProfile } from './data-profile.js'
 import { ListShapes } from './list-shapes.js'
 import { measure, warmUp, type NamedLoad } from './measure.js'
-import { preparePgData, type PgBenchData } from './pg-bench-data.js'
+import { preparePgData, readPgDataProfile, type PgBenchData } from './pg-bench-data.js'
 import { ProcessGroup } from './process-group.js'
 import {
   TARGETS,
@@ -50,6 +50,7 @@ import {
   warmupSecondsOf,
   type Load,
   type Scenario,
+  type ScenarioData,
 } from './scenarios.js'
 import { checkShapes } from './shape-checks.js'
 import {
@@ -150,18 +151,28 @@ try {
 
 async function main(): Promise<void> {
   ensureWrk()
-  const data = await prepareData(group, { dataDir, distRoot, repoRoot }, rows)
+  const where = { dataDir, distRoot, repoRoot }
+  // A run on PostgreSQL alone seeds no SQLite database: at national scale that would be most of it.
+  const data = targets.every(onPostgres) ? undefined : await prepareData(group, where, rows)
   const pgData = targets.some(onPostgres)
-    ? await preparePgData(group, { dataDir, distRoot, repoRoot }, rows)
+    ? await preparePgData(group, where, rows, targets.includes('pg-peer'))
     : undefined
+  const scenarioData = (data ?? pgData)!
   console.log(
-    `data: ${data.rows.toLocaleString('en-US')} rows, search "${data.searchPrefix}", ` +
-      `filter ${data.createdFrom}..${data.createdTo}, detail ${data.detailBytes} bytes`,
+    `data: ${rows.toLocaleString('en-US')} rows, search "${scenarioData.searchPrefix}", ` +
+      `filter ${scenarioData.createdFrom}..${scenarioData.createdTo}` +
+      (data === undefined ? '' : `, detail ${data.detailBytes} bytes`),
   )
   const sets = [...new Set(scenarios.flatMap((s) => [s.paths, s.alongside?.paths]))].filter(
     (set) => set !== undefined,
   )
-  if (sets.length > 0) pathsDir = writePaths(data.serviceDb, sets)
+  if (sets.length > 0) {
+    const profile =
+      data === undefined
+        ? await readPgDataProfile(dataDir, pgData!)
+        : readDataProfile(data.serviceDb)
+    pathsDir = writePaths(profile, sets)
+  }
   console.log(
     `load: wrk, 1 thread, ${connections} connections, ${warmupSeconds} s warm-up + ` +
       `${durationSeconds} s per scenario; server on core ${SERVER_CORE}, wrk on core ${LOAD_CORE}\n`,
@@ -170,7 +181,7 @@ async function main(): Promise<void> {
   const taken: Measurement[] = []
   for (let round = 1; round <= rounds; round++) {
     if (rounds > 1) console.log(`round ${round} of ${rounds}`)
-    taken.push(...(await runRound(data, pgData, round)))
+    taken.push(...(await runRound(data, pgData, scenarioData, round)))
   }
   const measurements = keepMedianRounds(taken)
 
@@ -192,7 +203,7 @@ async function main(): Promise<void> {
     `\n${date.toISOString()} on ${machine.cpu} (${machine.cores} cores), node ${machine.node}, load average ${machine.loadAverageAtEnd.join(' ')}`,
   )
   console.log(
-    `${data.rows.toLocaleString('en-US')} rows, ${connections} connections, ` +
+    `${rows.toLocaleString('en-US')} rows, ${connections} connections, ` +
       `${durationSeconds} s per scenario, the median of ${rounds} round${rounds === 1 ? '' : 's'}\n`,
   )
   if (fixed.length > 0) console.log(formatTable(fixed))
@@ -231,12 +242,14 @@ async function main(): Promise<void> {
           pathsPerSet,
         },
         data: {
-          rows: data.rows,
-          searchPrefix: data.searchPrefix,
-          createdFrom: data.createdFrom,
-          createdTo: data.createdTo,
-          detailBytes: data.detailBytes,
-          peerSynchronous: data.peerSynchronous,
+          rows,
+          searchPrefix: scenarioData.searchPrefix,
+          createdFrom: scenarioData.createdFrom,
+          createdTo: scenarioData.createdTo,
+          ...(data !== undefined && {
+            detailBytes: data.detailBytes,
+            peerSynchronous: data.peerSynchronous,
+          }),
         },
         measurements,
         shapes,
@@ -253,8 +266,9 @@ async function main(): Promise<void> {
 
 /** One round: every target in turn, started afresh, through every scenario that applies to it. */
 async function runRound(
-  data: BenchData,
+  data: BenchData | undefined,
   pgData: PgBenchData | undefined,
+  scenarioData: ScenarioData,
   round: number,
 ): Promise<Measurement[]> {
   const measurements: Measurement[] = []
@@ -272,19 +286,21 @@ async function runRound(
     })
     try {
       for (const scenario of applicable) {
-        const loadsFor = (phase: Phase) => loadsOf(scenario, data, target, phase)
+        const loadsFor = (phase: Phase) => loadsOf(scenario, scenarioData, target, phase)
         await target.idle()
         const warmup = warmupSecondsOf(scenario, warmupSeconds)
         if (warmup > 0) await warmUp(group, loadsFor('warmup'), warmup)
         await target.idle()
         const label = `${targetName.padEnd(5)} ${scenario.name.padEnd(NAME_WIDTH)}`
         const take = (attempts: number) =>
-          measure(group, target.pids, loadsFor('measure'), durationSeconds, {
-            target: targetName,
-            scenario: scenario.name,
-            round,
-            attempts,
-          })
+          measure(
+            group,
+            target.pids,
+            loadsFor('measure'),
+            durationSeconds,
+            { target: targetName, scenario: scenario.name, round, attempts },
+            target.database,
+          )
         let measurement = await take(1)
         for (
           let attempt = 2;
@@ -311,6 +327,9 @@ async function runRound(
             `p50 ${measurement.p50Ms.toFixed(2)} ms  p99 ${measurement.p99Ms.toFixed(2)} ms  ` +
             `non-2xx ${measurement.non2xx}  CPU ${measurement.cpuUsPerRequest.toFixed(1)} µs/req ` +
             `(main thread ${(measurement.mainThreadCpuUsPerRequest ?? 0).toFixed(1)})  ` +
+            (measurement.pgCpuUsPerRequest === undefined
+              ? ''
+              : `PostgreSQL ${measurement.pgCpuUsPerRequest.toFixed(1)} µs/req  `) +
             `steal ${measurement.stealPercent.toFixed(1)} %` +
             (measurement.attempts > 1 ? ` (least of ${measurement.attempts} attempts)` : '') +
             loads,
@@ -327,7 +346,7 @@ async function runRound(
 /** The wrk processes of a scenario on a target: its own load, and the one alongside if any. */
 function loadsOf(
   scenario: Scenario,
-  data: BenchData,
+  data: ScenarioData,
   target: { readonly baseUrl: string; readonly token: string | undefined },
   phase: Phase,
 ): NamedLoad[] {
@@ -357,9 +376,9 @@ function loadsOf(
  * `--paths` of them for the measured runs, and others (another seed) for the warm-ups, so that
  * a measured run does not find the pages its warm-up has just read in memory.
  */
-function writePaths(serviceDb: string, sets: readonly string[]): string {
+function writePaths(profile: DataProfile, sets: readonly string[]): string {
   const started = performance.now()
-  const shapes = new ListShapes(readDataProfile(serviceDb))
+  const shapes = new ListShapes(profile)
   const dir = mkdtempSync(join(tmpdir(), 'bench-paths-'))
   const write = (file: string, paths: readonly string[]) =>
     writeFileSync(join(dir, file), `${paths.join('\n')}\n`)

@@ -4,6 +4,9 @@ import type { Check } from './target-checks.js'
 
 const SHAPE_P99_MS = 20
 const SHAPE_CPU_US = 400
+/** The national-scale goals on PostgreSQL: CPU counts the service's and PostgreSQL's. */
+const PG_SHAPE_P99_MS = 100
+const PG_SHAPE_CPU_US = 2_000
 const UPDATE_P99_MS = 30
 const MIXED_READS_P99_MS = 20
 const MIXED_READS_VS_ALONE = 1.5
@@ -55,6 +58,29 @@ export function checkShapes(
       goal: `update: p99 < ${UPDATE_P99_MS} ms`,
       actual: `p99 ${m.p99Ms.toFixed(2)} ms`,
       met: m.p99Ms < UPDATE_P99_MS,
+    })
+  }
+  for (const { target, classes } of rankShapes(measurements.filter((m) => m.target === 'pg'))) {
+    const worst = classes[0]!
+    checks.push({
+      target,
+      goal: `every list shape: p99 < ${PG_SHAPE_P99_MS} ms`,
+      actual:
+        worst.requests === 0
+          ? `${worst.scenario}: no request answered`
+          : `worst ${worst.scenario}, p99 ${worst.p99Ms.toFixed(2)} ms`,
+      met: worst.requests > 0 && worst.p99Ms < PG_SHAPE_P99_MS,
+    })
+    const costly = classes.find((c) => c.worstCpu)!
+    const both = costly.cpuUsPerRequest + (costly.pgCpuUsPerRequest ?? 0)
+    checks.push({
+      target,
+      goal: `list shapes: worst service + PostgreSQL CPU <= ${PG_SHAPE_CPU_US} µs/req`,
+      actual:
+        costly.requests === 0
+          ? `${costly.scenario}: no request answered`
+          : `${costly.scenario}, ${both.toFixed(1)} µs/req`,
+      met: costly.requests > 0 && both <= PG_SHAPE_CPU_US,
     })
   }
   for (const s of summariseMixed(onSqlite, rounds.filter(isOnSqlite))) {

@@ -15,12 +15,17 @@ export interface RankedShape {
   readonly p50Ms: number
   readonly p99Ms: number
   readonly cpuUsPerRequest: number
+  /** PostgreSQL's backends' CPU per request, on the targets on PostgreSQL. */
+  readonly pgCpuUsPerRequest?: number
   readonly non2xx: number
   readonly socketErrors: number
   readonly stealPercent: number
   /** The highest p99 of the target's classes, or a class with no answer at all (the first). */
   readonly worstP99: boolean
-  /** The highest CPU per request of the target's classes, or a class with no answer at all. */
+  /**
+   * The highest CPU per request of the target's classes (the service's and PostgreSQL's
+   * together), or a class with no answer at all.
+   */
   readonly worstCpu: boolean
 }
 
@@ -118,6 +123,7 @@ export function rankShapes(measurements: readonly Measurement[]): ShapeRanking[]
         p50Ms: m.p50Ms,
         p99Ms: m.p99Ms,
         cpuUsPerRequest: m.cpuUsPerRequest,
+        ...(m.pgCpuUsPerRequest !== undefined && { pgCpuUsPerRequest: m.pgCpuUsPerRequest }),
         non2xx: m.non2xx,
         socketErrors: m.socketErrors,
         stealPercent: m.stealPercent,
@@ -128,9 +134,13 @@ export function rankShapes(measurements: readonly Measurement[]): ShapeRanking[]
   })
 }
 
-/** A class none of whose requests was answered in time is the worst of all, in both figures. */
+/**
+ * A class none of whose requests was answered in time is the worst of all, in both figures; the
+ * CPU counts PostgreSQL's beside the service's.
+ */
 function worseness(m: Measurement, figure: 'p99Ms' | 'cpuUsPerRequest'): number {
-  return m.requests === 0 ? Infinity : m[figure]
+  if (m.requests === 0) return Infinity
+  return figure === 'p99Ms' ? m.p99Ms : m.cpuUsPerRequest + (m.pgCpuUsPerRequest ?? 0)
 }
 
 /** A figure of answered requests, or `—` when there was none. */
@@ -303,6 +313,7 @@ export function formatShapeTable(rankings: readonly ShapeRanking[]): string {
     'p50 ms',
     'p99 ms',
     'CPU µs/req',
+    'PG µs/req',
     'non-2xx',
     'socket errors',
     'steal %',
@@ -317,6 +328,7 @@ export function formatShapeTable(rankings: readonly ShapeRanking[]): string {
       figure(c.requests, c.p50Ms, 2),
       figure(c.requests, c.p99Ms, 2),
       figure(c.requests, c.cpuUsPerRequest, 1),
+      c.pgCpuUsPerRequest === undefined ? '—' : figure(c.requests, c.pgCpuUsPerRequest, 1),
       String(c.non2xx),
       String(c.socketErrors),
       c.stealPercent.toFixed(1),

@@ -21,6 +21,8 @@ export interface RunningTarget {
   readonly process: ChildProcess
   /** Every process whose CPU and memory count as the target's: the server, or the balancer and its instances. */
   readonly pids: readonly (number | undefined)[]
+  /** Its working copy of the PostgreSQL database, whose backends' CPU counts beside its own. */
+  readonly database: string | undefined
   /** `http://127.0.0.1:PORT` */
   readonly baseUrl: string
   /** A real access token from a real login; absent for the limit. */
@@ -41,7 +43,8 @@ export interface TargetContext {
   readonly repoRoot: string
   /** Per-run working copies of the databases (under `bench/.data`). */
   readonly dataDir: string
-  readonly data: BenchData
+  /** The SQLite data, when a target other than PostgreSQL's runs. */
+  readonly data: BenchData | undefined
   /** The PostgreSQL data, when a PostgreSQL target runs. */
   readonly pgData: PgBenchData | undefined
   /** Core the server is pinned to. */
@@ -83,14 +86,14 @@ export async function startTarget(name: TargetName, ctx: TargetContext): Promise
             '--port',
             String(port),
             '--body',
-            ctx.data.detailBodyFile,
+            requireData(ctx).detailBodyFile,
           ],
           { core: ctx.core, stdio: [...stdio] },
         )
         break
       case 'peer':
         ensurePeerInstalled(ctx.repoRoot)
-        workDb = workingCopy(ctx.data.peerDb, join(ctx.dataDir, 'peer-work.db'))
+        workDb = workingCopy(requireData(ctx).peerDb, join(ctx.dataDir, 'peer-work.db'))
         child = ctx.group.spawn(
           process.execPath,
           [
@@ -149,7 +152,7 @@ export async function startTarget(name: TargetName, ctx: TargetContext): Promise
       }
       case 'uws':
       case 'node':
-        workDb = workingCopy(ctx.data.serviceDb, join(ctx.dataDir, 'service-work.db'))
+        workDb = workingCopy(requireData(ctx).serviceDb, join(ctx.dataDir, 'service-work.db'))
         child = ctx.group.spawn(
           process.execPath,
           [
@@ -191,7 +194,7 @@ export async function startTarget(name: TargetName, ctx: TargetContext): Promise
       if (database !== undefined) await waitForDatabaseIdle(database)
     }
     const pids = [child.pid, ...instances.map((instance) => instance.pid)]
-    return { name, process: child, pids, baseUrl, token, stop, idle }
+    return { name, process: child, pids, database, baseUrl, token, stop, idle }
   } catch (error) {
     await stop()
     throw error
@@ -203,15 +206,15 @@ function credentialsOf(name: TargetName, ctx: TargetContext): Credentials | unde
     case 'limit':
       return undefined
     case 'peer':
-      return ctx.data.peerClient
+      return requireData(ctx).peerClient
     case 'pg-peer':
-      return requirePgData(ctx).peerClient
+      return requirePgData(ctx).peerClient ?? missing('the PostgreSQL peer has no table')
     case 'pg':
     case 'pg-redis':
     case 'pg-redis-2':
       return requirePgData(ctx).client
     default:
-      return ctx.data.client
+      return requireData(ctx).client
   }
 }
 
@@ -244,6 +247,14 @@ function spawnService(
       stdio: [...stdio],
     },
   )
+}
+
+function requireData(ctx: TargetContext): BenchData {
+  return ctx.data ?? missing('a target on SQLite runs without its data')
+}
+
+function missing(what: string): never {
+  throw new Error(what)
 }
 
 function requirePgData(ctx: TargetContext): PgBenchData {

@@ -101,6 +101,29 @@ describe('the report of the list shapes and the mixed scenario', () => {
     ])
   })
 
+  it("judges the shapes on PostgreSQL against 100 ms and 2 ms of its CPU and the service's", () => {
+    const pg = (scenario: string, p99: number, cpu: number, pgCpu: number) =>
+      measurement(scenario, p99, cpu, { target: 'pg', pgCpuUsPerRequest: pgCpu })
+    const met = (measurements: Measurement[]) =>
+      checkShapes(measurements).map((c) => [c.goal, c.actual, c.met])
+    assert.deepEqual(met([pg('page', 99, 300, 100), pg('search-long', 40, 200, 1800)]), [
+      ['every list shape: p99 < 100 ms', 'worst page, p99 99.00 ms', true],
+      [
+        'list shapes: worst service + PostgreSQL CPU <= 2000 µs/req',
+        'search-long, 2000.0 µs/req',
+        true,
+      ],
+    ])
+    assert.deepEqual(
+      met([pg('page', 100, 300, 100), pg('search-long', 40, 200, 1801)]).map((c) => c[2]),
+      [false, false],
+    )
+    assert.match(
+      formatShapeTable(rankShapes([pg('page', 10, 300, 123.4)])),
+      /page +\|.* 300\.0 \| +123\.4 \|/,
+    )
+  })
+
   it('reports the reads of the mixed scenario apart from its writes and against reads alone', () => {
     /** The mixed scenario's summary and checks, its reads at `p99` ms beside 10 ms reads alone. */
     const mixed = (reads: number, writes: number, p99: number) => {

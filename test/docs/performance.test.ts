@@ -16,19 +16,32 @@ interface Run {
   readonly measurements: readonly Measurement[]
 }
 
-/** The result file the page cites, read. */
-function citedRun(): { file: string; run: Run } {
-  const cited = /\(\.\.\/(bench\/results\/[^)]+\.json)\)/.exec(page)
-  assert.ok(cited !== null, 'the page links its result file')
-  const file = cited[1]!
-  return { file, run: JSON.parse(readFileSync(new URL(file, root), 'utf8')) as Run }
+/** The result files a text cites, in order, read. */
+function citedRuns(text: string): { file: string; run: Run }[] {
+  return [...text.matchAll(/\(\.\.\/(bench\/results\/[^)]+\.json)\)/g)].map((cited) => {
+    const file = cited[1]!
+    return { file, run: JSON.parse(readFileSync(new URL(file, root), 'utf8')) as Run }
+  })
 }
 
-/** The tables under "## The figures", each as its rows of cells (headers left out). */
-function tables(): string[][][] {
-  const start = page.indexOf('\n## The figures\n')
-  assert.ok(start >= 0, 'the page has a section "The figures"')
-  const section = page.slice(start, page.indexOf('\n## ', start + 1))
+/** The result file the page cites first, read. */
+function citedRun(): { file: string; run: Run } {
+  const [first] = citedRuns(page)
+  assert.ok(first !== undefined, 'the page links its result file')
+  return first
+}
+
+/** The text of the section under `heading`, to the next section. */
+function sectionOf(heading: string): string {
+  const start = page.indexOf(`\n## ${heading}\n`)
+  assert.ok(start >= 0, `the page has a section "${heading}"`)
+  const end = page.indexOf('\n## ', start + 1)
+  return page.slice(start, end < 0 ? undefined : end)
+}
+
+/** The tables of a section, each as its rows of cells (headers left out). */
+function tables(heading = 'The figures'): string[][][] {
+  const section = sectionOf(heading)
   const found: string[][][] = []
   let current: string[] = []
   for (const line of [...section.split('\n'), '']) {
@@ -95,6 +108,60 @@ describe('docs/performance.md, against the run it cites', () => {
         m.p50Ms.toFixed(2),
         m.p99Ms.toFixed(2),
         m.cpuUsPerRequest.toFixed(1),
+      ])
+    }
+  })
+})
+
+describe('docs/performance.md at 10,000,000 records, against the runs it cites', () => {
+  const heading = 'PostgreSQL at 10,000,000 records'
+  const [national, million] = citedRuns(sectionOf(heading))
+  const rows = (run: Run | undefined) =>
+    (run as (Run & { options: { rows: number } }) | undefined)?.options.rows
+
+  it('cites a run at 10,000,000 records and one at 1,000,000, with their dates', () => {
+    assert.equal(rows(national?.run), 10_000_000)
+    assert.equal(rows(million?.run), 1_000_000)
+    const text = sectionOf(heading).replaceAll('\n', ' ')
+    for (const { run } of [national!, million!]) {
+      const [day, time] = run.date.split('T') as [string, string]
+      assert.ok(text.includes(`**${day} at ${time.slice(0, 5)} UTC**`), run.date)
+    }
+  })
+
+  it("shows every measurement of the 10,000,000 run with PostgreSQL's CPU beside the service's", () => {
+    const [measured] = tables(heading)
+    const { run } = national!
+    assert.equal(measured?.length, run.measurements.length)
+    for (const [i, m] of run.measurements.entries()) {
+      assert.deepEqual(measured![i], [
+        m.scenario,
+        Math.round(m.requestsPerSecond).toLocaleString('en-US'),
+        m.p50Ms.toFixed(2),
+        m.p99Ms.toFixed(2),
+        m.cpuUsPerRequest.toFixed(1),
+        (m.pgCpuUsPerRequest ?? 0).toFixed(1),
+        String(m.non2xx),
+      ])
+    }
+  })
+
+  it('compares get, create and update at 1,000,000 and 10,000,000 records', () => {
+    const [, compared] = tables(heading)
+    const find = (run: Run, scenario: string) =>
+      run.measurements.find((m) => m.scenario === scenario)!
+    const scenarios = ['get', 'create', 'update']
+    assert.equal(compared?.length, scenarios.length)
+    for (const [i, scenario] of scenarios.entries()) {
+      const small = find(million!.run, scenario)
+      const large = find(national!.run, scenario)
+      assert.deepEqual(compared![i], [
+        scenario,
+        Math.round(small.requestsPerSecond).toLocaleString('en-US'),
+        Math.round(large.requestsPerSecond).toLocaleString('en-US'),
+        `${(large.requestsPerSecond / small.requestsPerSecond).toFixed(2)}x`,
+        small.p99Ms.toFixed(2),
+        large.p99Ms.toFixed(2),
       ])
     }
   })
