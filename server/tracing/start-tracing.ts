@@ -2,6 +2,9 @@ import { loadOtelSdk } from './otel-sdk.js'
 import { OtelTracing } from './otel-tracing.js'
 import type { Tracing } from './tracing.js'
 
+/** `service.name` of the spans unless told otherwise. */
+export const DEFAULT_SERVICE_NAME = 'beneficiary-service'
+
 /** Options of `startTracing`. Only `endpoint` is required. */
 export interface TracingOptions {
   /**
@@ -43,7 +46,7 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
   }
   const sdk = await loadOtelSdk()
   const attributes = {
-    'service.name': options.serviceName ?? 'beneficiary-service',
+    'service.name': options.serviceName ?? DEFAULT_SERVICE_NAME,
     ...(options.serviceVersion !== undefined && { 'service.version': options.serviceVersion }),
   }
   const exporter = new sdk.OTLPTraceExporter({ url: tracesUrl(options.endpoint) })
