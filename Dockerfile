@@ -14,8 +14,11 @@ RUN npm run build && npm pack --ignore-scripts --pack-destination /pack \
  && mkdir /app && tar -xzf /pack/beneficiary-service-*.tgz -C /app --strip-components=1 \
  && cp package-lock.json /app/
 WORKDIR /app
-# The application: the package, its dependencies and the drivers, at the lockfile's versions.
+# The application: the package, its dependencies and the drivers, at the lockfile's versions;
+# the OpenTelemetry packages too, so that OTEL_EXPORTER_OTLP_ENDPOINT turns tracing on.
 RUN node /src/container/production-manifest.mjs better-sqlite3 kysely pg @redis/client \
+    @opentelemetry/api @opentelemetry/context-async-hooks @opentelemetry/core \
+    @opentelemetry/exporter-trace-otlp-http @opentelemetry/resources @opentelemetry/sdk-trace \
  && npm install --package-lock-only --omit=dev --ignore-scripts --no-audit --no-fund
 
 # 2. Install the production dependencies only; better-sqlite3 builds its addon here.

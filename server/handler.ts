@@ -30,6 +30,7 @@ import {
 } from './route.js'
 import { RouteTable } from './route-table.js'
 import { ROUTES } from './routes.js'
+import type { RequestSpan, Tracing } from './tracing/tracing.js'
 
 /** Where the handler writes its one line per request; a pino logger fits. */
 export interface HandlerLogger {
@@ -61,6 +62,11 @@ export interface HandlerOptions {
    * `*` for any. Default: none, and no CORS header is sent.
    */
   readonly corsOrigins?: readonly string[]
+  /**
+   * OpenTelemetry tracing (`startTracing`): a span per request, named by its route template.
+   * Default: none, and the requests are not wrapped at all.
+   */
+  readonly tracing?: Tracing
 }
 
 /** A transport-neutral request handler: plain request in, plain response out. */
@@ -92,7 +98,9 @@ export function createHandler(
   options: HandlerOptions = {},
 ): ApiHandler {
   const handler = new RequestHandler(service, options)
-  return (request) => handler.handle(request)
+  // Chosen once: without tracing, a request meets no span and no wrapper.
+  if (options.tracing === undefined) return (request) => handler.handle(request)
+  return options.tracing.traceRequests((request, span) => handler.handle(request, span))
 }
 
 type ServerAnswer = (
@@ -156,10 +164,11 @@ class RequestHandler {
     this.#cors = origins.length === 0 ? undefined : new CorsPolicy(origins)
   }
 
-  async handle(request: ApiRequest): Promise<ApiResponse> {
+  async handle(request: ApiRequest, span?: RequestSpan): Promise<ApiResponse> {
     const receivedAt = request.receivedAt ?? performance.now()
     const requestId = requestIdFor(request.headers['x-request-id'])
     const match = this.#routes.match(request.path)
+    if (span !== undefined && match !== undefined) span.route(match.entry.template)
     let response: ApiResponse
     let clientId: string | undefined
     let failure: unknown

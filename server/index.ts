@@ -49,3 +49,6 @@ export type {
 } from './transports/transport.js'
 export { TransportUnavailableError } from './transports/transport-unavailable-error.js'
 export { nodeSha256 } from './node-sha256.js'
+export { startTracing } from './tracing/start-tracing.js'
+export type { TracingOptions } from './tracing/start-tracing.js'
+export type { RequestSpan, SpanReportingHandler, Tracing } from './tracing/tracing.js'

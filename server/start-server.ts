@@ -5,6 +5,7 @@ import type { MetricsOptions } from './metrics/metrics-endpoint.js'
 import { listenHyperExpress } from './transports/hyper-express-transport.js'
 import { listenNodeHttp } from './transports/node-http-transport.js'
 import type { TlsFiles, Transport, TransportName } from './transports/transport.js'
+import type { Tracing } from './tracing/tracing.js'
 
 /** Options of `startServer`. Only `service` is required. */
 export interface StartServerOptions {
@@ -51,6 +52,13 @@ export interface StartServerOptions {
    * as `https://app.example.org`, or `*` for any. Preflights are answered from the route table.
    */
   readonly corsOrigins?: readonly string[] | undefined
+  /**
+   * OpenTelemetry tracing from `startTracing`: a span per request, named by its route
+   * template, continuing the trace of an incoming `traceparent`. Wrap the storage and the
+   * rate-limit store with the same `Tracing` for their child spans. Default: none, and no
+   * request pays for it.
+   */
+  readonly tracing?: Tracing | undefined
 }
 
 /** A listening server. */
@@ -103,6 +111,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(options.metrics !== undefined && { metrics: options.metrics }),
     ...(options.docs !== undefined && { docs: options.docs }),
     ...(options.corsOrigins !== undefined && { corsOrigins: options.corsOrigins }),
+    ...(options.tracing !== undefined && { tracing: options.tracing }),
   })
   const host = options.host ?? '127.0.0.1'
   const running = await transport(handler, {

@@ -107,7 +107,13 @@ ${DB}
                             either way
   --cors-origin LIST        Origins whose browser scripts may call the API, comma-separated:
                             https://app.example.org (scheme, host and port), or * for any
-                            (CORS_ORIGIN, default none: browsers refuse cross-origin calls)`
+                            (CORS_ORIGIN, default none: browsers refuse cross-origin calls)
+  --otlp-endpoint URL       Trace requests with OpenTelemetry and send the spans over
+                            OTLP/HTTP to URL/v1/traces, e.g. http://127.0.0.1:4318
+                            (OTEL_EXPORTER_OTLP_ENDPOINT, default none: tracing off). Needs
+                            the OpenTelemetry packages installed (docs/tracing.md)
+  --otel-service-name NAME  service.name of the spans (OTEL_SERVICE_NAME,
+                            default beneficiary-service)`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

@@ -15,6 +15,9 @@ import { SERVE_HELP } from './help.js'
 import { describeRedisUrl, openSharedLimits, type SharedLimits } from './shared-limits.js'
 import { readServeConfig } from './serve-config.js'
 import { Settings } from './settings.js'
+import { packageVersion } from './package-version.js'
+import { redactedUrl } from './redacted-url.js'
+import { startTracing } from '../tracing/start-tracing.js'
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -44,7 +47,12 @@ const OPTIONS = {
   metrics: { type: 'string' },
   docs: { type: 'string' },
   'cors-origin': { type: 'string' },
+  'otlp-endpoint': { type: 'string' },
+  'otel-service-name': { type: 'string' },
 } as const
+
+/** `db.system.name` of the storage spans, in OpenTelemetry's names. */
+const SPAN_SYSTEMS = { sqlite: 'sqlite', postgres: 'postgresql' } as const
 
 const TRANSPORT_NAMES = { uws: 'hyper-express on uWebSockets.js', node: 'node:http' } as const
 
@@ -72,6 +80,11 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       `${file} can be opened by other users of this machine (mode ${mode}): it holds personal data${config.keys === undefined ? ' and the token signing key' : ''}. Restrict it with: chmod 600 ${shellQuote(file)}`,
     )
   }
+  // Before the database opens: without its packages, tracing stops the start with one line.
+  const tracing =
+    config.tracing === undefined
+      ? undefined
+      : await startTracing({ ...config.tracing, serviceVersion: packageVersion() })
   // Checkpoints on a thread of their own: a write never waits for one (SqliteCheckpointer);
   // writes on another unless --sqlite-writer inline, so that no request waits for a commit's
   // fsync (SqliteWriterThread).
@@ -81,8 +94,15 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     writer: config.sqliteWriter,
     poolSize: config.poolSize,
     listTimeoutMs: config.listTimeoutMs,
+  }).catch(async (error: unknown) => {
+    await tracing?.shutdown()
+    throw error
   })
-  const storage = database.storage
+  // Wrapped once, here: without tracing the service calls the adapter itself.
+  const storage =
+    tracing === undefined
+      ? database.storage
+      : tracing.traceStorage(database.storage, SPAN_SYSTEMS[config.database.kind])
   const db = describeTarget(config.database)
   const metrics = config.metrics === 'off' ? undefined : new ServerMetrics()
   if (metrics !== undefined) database.watch(metrics)
@@ -95,7 +115,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   let limits: SharedLimits | undefined
   try {
     if (config.redis !== undefined) {
-      limits = await openSharedLimits(config.redis, logger)
+      limits = await openSharedLimits(config.redis, logger, tracing)
       if (metrics !== undefined) metrics.watchRedis(limits.redis)
       // A Redis down at start is an outage like any other: logged, and the server starts, its
       // limits per instance; they are said to be shared only when they are.
@@ -140,10 +160,12 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       }),
       docs: config.docs,
       corsOrigins: config.corsOrigins,
+      tracing,
     })
   } catch (error) {
     await limits?.close()
     await database.close()
+    await tracing?.shutdown()
     await new Promise<void>((resolve) => logger.flush(() => resolve()))
     throw listenFailure(error, config.host, config.port) ?? error
   }
@@ -153,6 +175,11 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   )
   if (config.docs)
     logger.info({ docs: `${server.url}/docs` }, `API reference at ${server.url}/docs`)
+  if (config.tracing !== undefined) {
+    const traces = `${redactedUrl(config.tracing.endpoint, '(unparsable URL)').replace(/\/+$/, '')}/v1/traces`
+    const service = config.tracing.serviceName
+    logger.info({ traces, service }, `Tracing: spans of ${service} go to ${traces}`)
+  }
   const signal = await new Promise<string>((resolve) => {
     io.signals.once('SIGTERM', () => resolve('SIGTERM'))
     io.signals.once('SIGINT', () => resolve('SIGINT'))
@@ -164,6 +191,8 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   await server.close(config.graceMs)
   await limits?.close()
   await database.close()
+  // Last, so that the spans of the requests that finished during the stop are sent too.
+  await tracing?.shutdown()
   logger.info('Stopped')
   await new Promise<void>((resolve) => logger.flush(() => resolve()))
   return 0

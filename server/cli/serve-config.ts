@@ -7,6 +7,7 @@ import { corsOrigin } from '../cors.js'
 import { DOCS_PACKAGE, DOCS_PEERS, docsPackageFolder } from '../docs-page.js'
 import { LOG_LEVELS } from '../logger.js'
 import { isValidBasePath } from '../route-table.js'
+import { DEFAULT_SERVICE_NAME, isOtlpEndpoint } from '../tracing/start-tracing.js'
 import type { TlsFiles, TransportName } from '../transports/transport.js'
 import { UsageError } from './cli-error.js'
 import { storageTarget, type StorageTarget } from './storage-target.js'
@@ -54,6 +55,16 @@ export interface ServeConfig {
   readonly docs: boolean
   /** Origins whose browser scripts may call the API (CORS); empty: none. */
   readonly corsOrigins: readonly string[]
+  /** Where spans go over OTLP/HTTP; `undefined`: tracing is off. */
+  readonly tracing: TracingTarget | undefined
+}
+
+/** The OTLP/HTTP receiver the spans are sent to, and the name they are sent under. */
+export interface TracingTarget {
+  /** The base URL (`http://collector:4318`); spans go to its `/v1/traces`. */
+  readonly endpoint: string
+  /** `service.name` of every span. */
+  readonly serviceName: string
 }
 
 /** The Redis that keeps the rate limits of every instance. */
@@ -138,7 +149,29 @@ export function readServeConfig(settings: Settings): ServeConfig {
     docs: readDocs(settings),
     redis: readRedis(settings),
     corsOrigins: readCorsOrigins(settings),
+    tracing: readTracing(settings),
   }
+}
+
+/**
+ * Tracing, on when an OTLP endpoint is given. The variables are OpenTelemetry's own, so that a
+ * deployment that already sets them for its other services needs nothing new.
+ */
+function readTracing(settings: Settings): TracingTarget | undefined {
+  const endpoint = settings.raw('otlp-endpoint', 'OTEL_EXPORTER_OTLP_ENDPOINT')
+  if (endpoint === undefined) return undefined
+  if (!isOtlpEndpoint(endpoint.value)) {
+    throw new UsageError(
+      'must be an http:// or https:// URL, the OTLP/HTTP base such as http://127.0.0.1:4318',
+      endpoint.name,
+    )
+  }
+  const serviceName = settings.string(
+    'otel-service-name',
+    'OTEL_SERVICE_NAME',
+    DEFAULT_SERVICE_NAME,
+  )
+  return { endpoint: endpoint.value, serviceName }
 }
 
 function readCorsOrigins(settings: Settings): string[] {

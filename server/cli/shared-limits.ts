@@ -2,6 +2,7 @@ import type { RedisRateLimitStore } from '../../adapters/redis/index.js'
 import { FallbackRateLimitStore } from '../../core/index.js'
 import type { HandlerLogger } from '../handler.js'
 import type { ReadinessCheck } from '../readiness.js'
+import type { Tracing } from '../tracing/tracing.js'
 import { CommandFailedError } from './cli-error.js'
 import type { RedisTarget } from './serve-config.js'
 import { redactedUrl } from './redacted-url.js'
@@ -28,11 +29,15 @@ const RECHECK_MS = 1000
  * Redis already down (the server starts anyway). Recovery needs no request: a timer asks Redis
  * every second while it is down, and `/readyz` asks it each time.
  *
+ * With `tracing`, each take on Redis is a span; the takes kept in process while it is down
+ * are not.
+ *
  * @throws CommandFailedError when node-redis is not installed.
  */
 export async function openSharedLimits(
   target: RedisTarget,
   logger: HandlerLogger,
+  tracing?: Tracing,
 ): Promise<SharedLimits> {
   let redis: RedisRateLimitStore
   try {
@@ -49,7 +54,7 @@ export async function openSharedLimits(
   }
   const where = describeRedisUrl(target.url)
   const store = new FallbackRateLimitStore({
-    primary: redis,
+    primary: tracing === undefined ? redis : tracing.traceRateLimitStore(redis, 'redis'),
     probe: () => redis.ping(),
     onOutage: (error) =>
       logger.error(

@@ -83,10 +83,14 @@ class RecordingSettings extends Settings {
   }
 }
 
-/** Every setting `serve` reads: once bare, once with Redis (whose own settings follow it). */
+/** Every setting `serve` reads: once bare, then with Redis and with tracing (whose own settings follow them). */
 function serveSettings(): Map<string, Read> {
   const all = new Map<string, Read>()
-  const environments: Env[] = [{}, { REDIS_URL: 'redis://127.0.0.1:6379' }]
+  const environments: Env[] = [
+    {},
+    { REDIS_URL: 'redis://127.0.0.1:6379' },
+    { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' },
+  ]
   for (const env of environments) {
     const settings = new RecordingSettings({}, env)
     readServeConfig(settings)

@@ -6,6 +6,7 @@ import { POSTGRES_PEERS } from '../../adapters/postgres/postgres-driver.js'
 import { REDIS_PEERS } from '../../adapters/redis/redis-driver.js'
 import { SQLITE_PEERS } from '../../adapters/sqlite/sqlite-config.js'
 import { DOCS_PEERS } from '../../server/docs-page.js'
+import { TRACING_PEERS } from '../../server/tracing/otel-sdk.js'
 import { UWS_OVERRIDE, UWS_PEERS } from '../../server/transports/uws-listen.js'
 
 interface Manifest {
@@ -28,6 +29,7 @@ const PARTS: Readonly<Record<string, readonly PeerPackage[]>> = {
   'beneficiary-service/redis': REDIS_PEERS,
   'the uws transport': UWS_PEERS,
   'the API reference page': DOCS_PEERS,
+  tracing: TRACING_PEERS,
 }
 
 describe('the drivers a host installs', () => {
@@ -49,7 +51,7 @@ describe('the drivers a host installs', () => {
   })
 
   it('are installed by the commands docs/embedding.md gives, and uws with the override it gives', () => {
-    for (const peers of [SQLITE_PEERS, POSTGRES_PEERS, REDIS_PEERS]) {
+    for (const peers of [SQLITE_PEERS, POSTGRES_PEERS, REDIS_PEERS, TRACING_PEERS]) {
       const command = `npm install ${peers.map((peer) => `"${peer.name}@${peer.range}"`).join(' ')}`
       assert.ok(guide.includes(command), `docs/embedding.md shows ${command}`)
     }
