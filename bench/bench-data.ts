@@ -5,9 +5,8 @@ import Database from 'better-sqlite3'
 import { openSqliteStorage } from '../adapters/sqlite/index.js'
 import { SQLITE_MIGRATIONS } from '../adapters/sqlite/migrations/sqlite-migrations.js'
 import { createBeneficiaryService } from '../core/index.js'
-import { DAY_MS } from '../core/time.js'
 import { exitOf, type ProcessGroup } from './process-group.js'
-import type { ScenarioData } from './scenarios.js'
+import { searchAndMonth, type ScenarioData } from './scenarios.js'
 
 /** Credentials of an API client, as the CLI prints them. */
 export interface Credentials {
@@ -157,17 +156,10 @@ async function describeServiceData(file: string, detailBodyFile: string) {
     const span = db
       .prepare('SELECT MIN(created_at) AS first, MAX(created_at) AS last FROM beneficiaries')
       .get() as { first: number; last: number }
-    const middle = Math.floor((span.first + span.last) / 2 / DAY_MS) * DAY_MS
     db.pragma('wal_checkpoint(TRUNCATE)')
     return {
       maxId,
-      searchPrefix: common.name
-        .normalize('NFD')
-        .replace(/[^\p{L}]/gu, '')
-        .toLowerCase()
-        .slice(0, 3),
-      createdFrom: new Date(middle - 29 * DAY_MS).toISOString().slice(0, 10),
-      createdTo: new Date(middle).toISOString().slice(0, 10),
+      ...searchAndMonth(common.name, span.first, span.last),
       detailBytes: Buffer.byteLength(detail),
       client,
     }

@@ -10,7 +10,7 @@ import { DAY_MS } from '../core/time.js'
 import type { Credentials } from './bench-data.js'
 import type { DataProfile } from './data-profile.js'
 import { exitOf, type ProcessGroup } from './process-group.js'
-import type { ScenarioData } from './scenarios.js'
+import { searchAndMonth, type ScenarioData } from './scenarios.js'
 import { processCpuMs } from './targets.js'
 
 /** The PostgreSQL server of the benchmark, overridable by `BENCH_DATABASE_URL`. */
@@ -119,16 +119,9 @@ async function describe(url: string): Promise<ScenarioData> {
         (SELECT min(created_at) FROM beneficiaries) AS first,
         (SELECT max(created_at) FROM beneficiaries) AS last`)
     const row = found[0]!
-    const middle = Math.floor((Number(row.first) + Number(row.last)) / 2 / DAY_MS) * DAY_MS
     return {
       maxId: Number(row.max_id),
-      searchPrefix: row.common
-        .normalize('NFD')
-        .replace(/[^\p{L}]/gu, '')
-        .toLowerCase()
-        .slice(0, 3),
-      createdFrom: new Date(middle - 29 * DAY_MS).toISOString().slice(0, 10),
-      createdTo: new Date(middle).toISOString().slice(0, 10),
+      ...searchAndMonth(row.common, Number(row.first), Number(row.last)),
     }
   } finally {
     await db.end()

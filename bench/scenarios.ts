@@ -1,3 +1,4 @@
+import { DAY_MS } from '../core/time.js'
 import { SHAPE_CLASSES } from './list-shapes.js'
 import type { TargetName } from './result-table.js'
 
@@ -222,4 +223,26 @@ export function selectScenarios(only: string | undefined): Scenario[] {
 /** The seconds of warm-up before `scenario`: `asked` (`--warmup`), or its own if longer; none if 0. */
 export function warmupSecondsOf(scenario: Scenario, asked: number): number {
   return asked === 0 ? 0 : Math.max(asked, scenario.warmupSeconds ?? 0)
+}
+
+/**
+ * The search and the date range of the fixed scenarios, from the seeded data: the first three
+ * letters of its commonest last name, and the 30 days that end at the middle day of its
+ * creation times.
+ */
+export function searchAndMonth(
+  commonLastName: string,
+  firstCreated: number,
+  lastCreated: number,
+): Pick<ScenarioData, 'searchPrefix' | 'createdFrom' | 'createdTo'> {
+  const middle = Math.floor((firstCreated + lastCreated) / 2 / DAY_MS) * DAY_MS
+  return {
+    searchPrefix: commonLastName
+      .normalize('NFD')
+      .replace(/[^\p{L}]/gu, '')
+      .toLowerCase()
+      .slice(0, 3),
+    createdFrom: new Date(middle - 29 * DAY_MS).toISOString().slice(0, 10),
+    createdTo: new Date(middle).toISOString().slice(0, 10),
+  }
 }
