@@ -4,8 +4,9 @@ import { describe, it } from 'node:test'
 import { peerOf, type Measurement, type TargetName } from '../../bench/result-table.js'
 import { isShape } from '../../bench/shape-report.js'
 
-// docs/performance.md shows one run as one table: this holds the table, its date and its machine
-// to the run's JSON, the one result file the repository keeps.
+// docs/performance.md shows its runs as tables: this holds each table, its date and its machine
+// to the run's JSON, in the one result file the repository keeps (`{ runs: [...] }`), which the
+// page cites; a text names a run by its date and time in bold.
 
 const root = new URL('../../../', import.meta.url)
 const page = readFileSync(new URL('docs/performance.md', root), 'utf8')
@@ -16,19 +17,25 @@ interface Run {
   readonly measurements: readonly Measurement[]
 }
 
-/** The result files a text cites, in order, read. */
-function citedRuns(text: string): { file: string; run: Run }[] {
-  return [...text.matchAll(/\(\.\.\/(bench\/results\/[^)]+\.json)\)/g)].map((cited) => {
-    const file = cited[1]!
-    return { file, run: JSON.parse(readFileSync(new URL(file, root), 'utf8')) as Run }
-  })
-}
+/** The result files the page cites, each once. */
+const citedFiles = [
+  ...new Set(
+    [...page.matchAll(/\(\.\.\/(bench\/results\/[^)]+\.json)\)/g)].map((cited) => cited[1]!),
+  ),
+]
 
-/** The result file the page cites first, read. */
-function citedRun(): { file: string; run: Run } {
-  const [first] = citedRuns(page)
-  assert.ok(first !== undefined, 'the page links its result file')
-  return first
+/** Every run of the cited files. */
+const runs: readonly Run[] = citedFiles.flatMap(
+  (file) => (JSON.parse(readFileSync(new URL(file, root), 'utf8')) as { runs: Run[] }).runs,
+)
+
+/** The runs a text names (`**2026-12-05 at 11:48 UTC**`), in its order. */
+function namedRuns(text: string): Run[] {
+  return [...text.matchAll(/\*\*(\d{4}-\d{2}-\d{2}) at (\d{2}:\d{2}) UTC\*\*/g)].map((named) => {
+    const run = runs.find((candidate) => candidate.date.startsWith(`${named[1]}T${named[2]}`))
+    assert.ok(run !== undefined, `a cited run of ${named[1]} ${named[2]}`)
+    return run
+  })
 }
 
 /** The text of the section under `heading`, to the next section. */
@@ -63,15 +70,14 @@ function cellsOf(line: string): string[] {
 }
 
 describe('docs/performance.md, against the run it cites', () => {
-  const { file, run } = citedRun()
+  const [run] = namedRuns(sectionOf('The figures').replaceAll('\n', ' ')) as [Run]
 
-  it('names the date, the machine and the Node.js of the run', () => {
-    const text = page.replaceAll('\n', ' ')
-    const [day, time] = run.date.split('T') as [string, string]
-    assert.ok(text.includes(`**${day} at ${time.slice(0, 5)} UTC**`), run.date)
+  it('cites one result file, and names the date, the machine and the Node.js of the run', () => {
+    assert.deepEqual(citedFiles.length, 1, 'one result file')
+    assert.ok(citedFiles[0]!.startsWith('bench/results/'))
+    const text = sectionOf('The figures').replaceAll('\n', ' ')
     assert.ok(text.includes(`${run.machine.cores} cores of an ${run.machine.cpu}`), 'the machine')
     assert.ok(text.includes(`Node.js ${run.machine.node.replace(/^v/, '')}`), 'the Node.js')
-    assert.ok(file.startsWith('bench/results/'))
   })
 
   it("shows every measurement of the run, each figure as the run's JSON has it", () => {
@@ -115,23 +121,24 @@ describe('docs/performance.md, against the run it cites', () => {
 
 describe('docs/performance.md at 10,000,000 records, against the runs it cites', () => {
   const heading = 'PostgreSQL at 10,000,000 records'
-  const [national, million] = citedRuns(sectionOf(heading))
+  const text = sectionOf(heading).replaceAll('\n', ' ')
+  const [nationalRun, millionRun] = namedRuns(text)
+  const national = { run: nationalRun! }
+  const million = { run: millionRun! }
   const rows = (run: Run | undefined) =>
     (run as (Run & { options: { rows: number } }) | undefined)?.options.rows
 
-  it('cites a run at 10,000,000 records and one at 1,000,000, with their dates', () => {
-    assert.equal(rows(national?.run), 10_000_000)
-    assert.equal(rows(million?.run), 1_000_000)
-    const text = sectionOf(heading).replaceAll('\n', ' ')
-    for (const { run } of [national!, million!]) {
-      const [day, time] = run.date.split('T') as [string, string]
-      assert.ok(text.includes(`**${day} at ${time.slice(0, 5)} UTC**`), run.date)
-    }
+  it('names a run at 10,000,000 records and one at 1,000,000, and the machine', () => {
+    assert.equal(rows(national.run), 10_000_000)
+    assert.equal(rows(million.run), 1_000_000)
+    assert.ok(
+      text.includes(`${national.run.machine.cores} cores of an ${national.run.machine.cpu}`),
+    )
   })
 
   it("shows every measurement of the 10,000,000 run with PostgreSQL's CPU beside the service's", () => {
     const [measured] = tables(heading)
-    const { run } = national!
+    const { run } = national
     assert.equal(measured?.length, run.measurements.length)
     for (const [i, m] of run.measurements.entries()) {
       assert.deepEqual(measured![i], [
@@ -153,8 +160,8 @@ describe('docs/performance.md at 10,000,000 records, against the runs it cites',
     const scenarios = ['get', 'create', 'update']
     assert.equal(compared?.length, scenarios.length)
     for (const [i, scenario] of scenarios.entries()) {
-      const small = find(million!.run, scenario)
-      const large = find(national!.run, scenario)
+      const small = find(million.run, scenario)
+      const large = find(national.run, scenario)
       assert.deepEqual(compared![i], [
         scenario,
         Math.round(small.requestsPerSecond).toLocaleString('en-US'),
