@@ -17,7 +17,7 @@ import { readServeConfig } from './serve-config.js'
 import { Settings } from './settings.js'
 import { packageVersion } from './package-version.js'
 import { redactedUrl } from './redacted-url.js'
-import { startTracing } from '../tracing/start-tracing.js'
+import { startTracing, tracesUrl } from '../tracing/start-tracing.js'
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -176,7 +176,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   if (config.docs)
     logger.info({ docs: `${server.url}/docs` }, `API reference at ${server.url}/docs`)
   if (config.tracing !== undefined) {
-    const traces = `${redactedUrl(config.tracing.endpoint, '(unparsable URL)').replace(/\/+$/, '')}/v1/traces`
+    const traces = tracesUrl(redactedUrl(config.tracing.endpoint, '(unparsable URL)'))
     const service = config.tracing.serviceName
     logger.info({ traces, service }, `Tracing: spans of ${service} go to ${traces}`)
   }

@@ -79,6 +79,6 @@ export function isOtlpEndpoint(text: string): boolean {
 }
 
 /** The signal's path appended to the base URL, as OpenTelemetry's exporter specification says. */
-function tracesUrl(endpoint: string): string {
+export function tracesUrl(endpoint: string): string {
   return `${endpoint.replace(/\/+$/, '')}/v1/traces`
 }
