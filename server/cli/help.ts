@@ -113,7 +113,13 @@ ${DB}
                             (OTEL_EXPORTER_OTLP_ENDPOINT, default none: tracing off). Needs
                             the OpenTelemetry packages installed (docs/tracing.md)
   --otel-service-name NAME  service.name of the spans (OTEL_SERVICE_NAME,
-                            default beneficiary-service)`
+                            default beneficiary-service)
+  --otel-sampler NAME       Which traces are recorded: parentbased_always_on,
+                            parentbased_always_off, parentbased_traceidratio, always_on,
+                            always_off or traceidratio (OTEL_TRACES_SAMPLER, default
+                            parentbased_always_on)
+  --otel-sampler-arg R      The share of traces the traceidratio samplers keep, 0 to 1
+                            (OTEL_TRACES_SAMPLER_ARG, default 1)`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

@@ -49,6 +49,8 @@ const OPTIONS = {
   'cors-origin': { type: 'string' },
   'otlp-endpoint': { type: 'string' },
   'otel-service-name': { type: 'string' },
+  'otel-sampler': { type: 'string' },
+  'otel-sampler-arg': { type: 'string' },
 } as const
 
 /** `db.system.name` of the storage spans, in OpenTelemetry's names. */

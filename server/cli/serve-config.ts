@@ -7,7 +7,12 @@ import { corsOrigin } from '../cors.js'
 import { DOCS_PACKAGE, DOCS_PEERS, docsPackageFolder } from '../docs-page.js'
 import { LOG_LEVELS } from '../logger.js'
 import { isValidBasePath } from '../route-table.js'
-import { DEFAULT_SERVICE_NAME, isOtlpEndpoint } from '../tracing/start-tracing.js'
+import {
+  DEFAULT_SERVICE_NAME,
+  isOtlpEndpoint,
+  SAMPLERS,
+  type SamplerOptions,
+} from '../tracing/start-tracing.js'
 import type { TlsFiles, TransportName } from '../transports/transport.js'
 import { UsageError } from './cli-error.js'
 import { storageTarget, type StorageTarget } from './storage-target.js'
@@ -65,6 +70,8 @@ export interface TracingTarget {
   readonly endpoint: string
   /** `service.name` of every span. */
   readonly serviceName: string
+  /** Which traces are recorded and sent. */
+  readonly sampler: SamplerOptions
 }
 
 /** The Redis that keeps the rate limits of every instance. */
@@ -171,7 +178,13 @@ function readTracing(settings: Settings): TracingTarget | undefined {
     'OTEL_SERVICE_NAME',
     DEFAULT_SERVICE_NAME,
   )
-  return { endpoint: endpoint.value, serviceName }
+  const name = settings.choice('otel-sampler', 'OTEL_TRACES_SAMPLER', SAMPLERS[0], SAMPLERS)
+  const arg = settings.raw('otel-sampler-arg', 'OTEL_TRACES_SAMPLER_ARG')
+  const ratio = arg === undefined ? 1 : Number(arg.value.trim())
+  if (arg !== undefined && !(/^[0-9.]+$/.test(arg.value.trim()) && ratio >= 0 && ratio <= 1)) {
+    throw new UsageError(`${JSON.stringify(arg.value)} is not a ratio from 0 to 1`, arg.name)
+  }
+  return { endpoint: endpoint.value, serviceName, sampler: { name, ratio } }
 }
 
 function readCorsOrigins(settings: Settings): string[] {

@@ -69,12 +69,17 @@ export interface OtelSdk {
   readonly TracerProvider: new (options: {
     resource: object
     spanProcessors: object[]
+    sampler: object
   }) => OtelTracerProvider
   readonly BatchSpanProcessor: new (options: { exporter: object }) => object
   readonly OTLPTraceExporter: new (config: { url: string }) => object
   readonly AsyncLocalStorageContextManager: new () => { enable(): object }
   readonly W3CTraceContextPropagator: new () => OtelPropagator
   readonly resourceFromAttributes: (attributes: OtelAttributes) => object
+  readonly AlwaysOnSampler: new () => object
+  readonly AlwaysOffSampler: new () => object
+  readonly TraceIdRatioBasedSampler: new (ratio: number) => object
+  readonly ParentBasedSampler: new (options: { root: object }) => object
 }
 
 /**
@@ -116,6 +121,10 @@ export async function loadOtelSdk(): Promise<OtelSdk> {
     AsyncLocalStorageContextManager: member(hooksModule, hooks!, 'AsyncLocalStorageContextManager'),
     W3CTraceContextPropagator: member(coreModule, core!, 'W3CTraceContextPropagator'),
     resourceFromAttributes: member(resourcesModule, resources!, 'resourceFromAttributes'),
+    AlwaysOnSampler: member(sdkModule, sdk!, 'AlwaysOnSampler'),
+    AlwaysOffSampler: member(sdkModule, sdk!, 'AlwaysOffSampler'),
+    TraceIdRatioBasedSampler: member(sdkModule, sdk!, 'TraceIdRatioBasedSampler'),
+    ParentBasedSampler: member(sdkModule, sdk!, 'ParentBasedSampler'),
   }
 }
 

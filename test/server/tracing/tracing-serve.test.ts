@@ -27,17 +27,48 @@ describe('serve --otlp-endpoint', () => {
       readServeConfig(new Settings(flags, env)).tracing
     assert.equal(read({}, {}), undefined)
     assert.equal(read({}, { OTEL_SERVICE_NAME: 'alone' }), undefined)
+    const always = { name: 'parentbased_always_on', ratio: 1 }
     assert.deepEqual(read({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), {
       endpoint: 'http://collector:4318',
       serviceName: 'beneficiary-service',
+      sampler: always,
     })
     assert.deepEqual(
       read(
         { 'otlp-endpoint': 'https://collector:4318', 'otel-service-name': 'registry-blue' },
         { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://other:4318', OTEL_SERVICE_NAME: 'green' },
       ),
-      { endpoint: 'https://collector:4318', serviceName: 'registry-blue' },
+      { endpoint: 'https://collector:4318', serviceName: 'registry-blue', sampler: always },
     )
+  })
+
+  it("reads OpenTelemetry's sampler variables, and refuses a name or share it does not know", () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }
+    const read = (flags: Record<string, string>, env: Record<string, string>) =>
+      readServeConfig(new Settings(flags, { ...endpoint, ...env })).tracing?.sampler
+    assert.deepEqual(
+      read(
+        {},
+        { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.01' },
+      ),
+      { name: 'parentbased_traceidratio', ratio: 0.01 },
+    )
+    assert.deepEqual(read({ 'otel-sampler': 'always_off' }, { OTEL_TRACES_SAMPLER: 'always_on' }), {
+      name: 'always_off',
+      ratio: 1,
+    })
+    for (const [env, setting] of [
+      [{ OTEL_TRACES_SAMPLER: 'sometimes' }, 'OTEL_TRACES_SAMPLER'],
+      [{ OTEL_TRACES_SAMPLER_ARG: '1.5' }, 'OTEL_TRACES_SAMPLER_ARG'],
+      [{ OTEL_TRACES_SAMPLER_ARG: '-0.1' }, 'OTEL_TRACES_SAMPLER_ARG'],
+      [{ OTEL_TRACES_SAMPLER_ARG: 'half' }, 'OTEL_TRACES_SAMPLER_ARG'],
+    ] as const) {
+      assert.throws(
+        () => read({}, env),
+        (error: Error) => error.message.includes(setting),
+        setting,
+      )
+    }
   })
 
   it('refuses an endpoint that is not an http or https URL, with status 2 and one line', async () => {

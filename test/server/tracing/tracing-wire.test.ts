@@ -152,6 +152,47 @@ function tracedOver(transport: TransportName): void {
   })
 }
 
+describe('tracing with a sampler', () => {
+  it('records a share of the traces that start here, and follows a caller that samples', async () => {
+    const receiver = await OtlpReceiver.start()
+    const tracing = await startTracing({
+      endpoint: receiver.endpoint,
+      sampler: { name: 'parentbased_traceidratio', ratio: 0 },
+    })
+    const service = await createBeneficiaryService({
+      storage: tracing.traceStorage(new MemoryStorage(), 'memory'),
+    })
+    const server = await startServer({ service, transport: 'node', port: 0, tracing })
+    try {
+      const traced = `00-${TRACE_ID}-${PARENT_ID}-01`
+      const declined = `00-${TRACE_ID.replace('4', '5')}-${PARENT_ID}-00`
+      await call(server, 'GET', '/healthz')
+      await call(server, 'GET', '/v3/openapi.json', { headers: { traceparent: traced } })
+      await call(server, 'GET', '/readyz', { headers: { traceparent: declined } })
+      await tracing.forceFlush()
+      assert.deepEqual(receiver.refused, [])
+      assert.deepEqual(
+        receiver.spans.map((span) => [span.name, span.traceId]),
+        [['GET /v3/openapi.json', TRACE_ID]],
+      )
+    } finally {
+      await server.close()
+      await tracing.shutdown()
+      await receiver.close()
+    }
+  })
+
+  it('refuses a share outside 0 to 1 before loading anything', async () => {
+    await assert.rejects(
+      startTracing({
+        endpoint: 'http://127.0.0.1:4318',
+        sampler: { name: 'traceidratio', ratio: 2 },
+      }),
+      RangeError,
+    )
+  })
+})
+
 function names(spans: readonly ReceivedSpan[]): string {
   return spans.map((span) => span.name).join(', ')
 }
