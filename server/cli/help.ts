@@ -136,8 +136,9 @@ is shown this once only; only its hash is kept. Creates the database when there 
 
 Options:
   --name NAME         Who the client is
-  --scopes LIST       Space- or comma-separated scopes among read and write (default
-                      "read write")
+  --scopes LIST       Space- or comma-separated scopes among read, write and audit
+                      (default "read write"). audit reads the access log and the
+                      subject-access export; only a client created with it has it
 ${DB}`
 
 export const CLIENTS_LIST_HELP = `Usage: beneficiaries clients list [options]
