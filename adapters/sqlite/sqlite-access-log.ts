@@ -1,0 +1,160 @@
+import type BetterSqlite3 from 'better-sqlite3'
+import type {
+  AccessLogEntry,
+  AccessLogScan,
+  AccessLogTable,
+  AccessOperation,
+  StoredAccessLogEntry,
+} from '../../core/ports/access-log-store.js'
+import type { Page } from '../../core/ports/beneficiary-store.js'
+import { translateStorageFailure } from './sqlite-query.js'
+import type { SqlStatement } from './threads/sqlite-writer-protocol.js'
+
+const INSERT_ENTRY = `INSERT INTO access_log
+  (at, client_id, request_id, operation, purpose, beneficiary_ids) VALUES (?, ?, ?, ?, ?, ?)`
+// Right after its entry: the rows of a WITHOUT ROWID table leave last_insert_rowid() alone.
+const INSERT_RECORDS = `INSERT OR IGNORE INTO access_log_records (beneficiary_id, at, entry_id)
+  SELECT j.value, ?, last_insert_rowid() FROM json_each(?) AS j`
+const COLUMNS = 'a.id, a.at, a.client_id, a.request_id, a.operation, a.purpose, a.beneficiary_ids'
+
+/** A row of `access_log`. */
+interface AccessLogRow {
+  readonly id: number
+  readonly at: number
+  readonly client_id: string
+  readonly request_id: string
+  readonly operation: string
+  readonly purpose: string | null
+  readonly beneficiary_ids: string
+}
+
+/**
+ * The access log's table on SQLite (D35). A batch is one `BEGIN IMMEDIATE` transaction on the
+ * storage's writer: the writer thread when it has one (the batch crosses to it as statements,
+ * like the writes of clients and sessions), else the connection; reads run on the connection.
+ */
+export class SqliteAccessLogTable implements AccessLogTable {
+  readonly #db: BetterSqlite3.Database
+  readonly #assertOpen: () => void
+  readonly #transaction: (statements: readonly SqlStatement[]) => number[] | Promise<number[]>
+  readonly #page: BetterSqlite3.Statement<[number, number, number]>
+  readonly #count: BetterSqlite3.Statement<[number]>
+  readonly #oldest: BetterSqlite3.Statement<[number, number]>
+
+  /**
+   * @param transaction Runs statements in one transaction on the storage's writer
+   *   (`SqliteAuthStatements.transaction`).
+   */
+  constructor(
+    db: BetterSqlite3.Database,
+    assertOpen: () => void,
+    transaction: (statements: readonly SqlStatement[]) => number[] | Promise<number[]>,
+  ) {
+    this.#db = db
+    this.#assertOpen = assertOpen
+    this.#transaction = transaction
+    this.#page = db.prepare(`SELECT ${COLUMNS} FROM access_log_records r
+      JOIN access_log a ON a.id = r.entry_id
+      WHERE r.beneficiary_id = ? ORDER BY r.at, r.entry_id LIMIT ? OFFSET ?`)
+    this.#count = db.prepare('SELECT count(*) FROM access_log_records WHERE beneficiary_id = ?')
+    this.#oldest = db.prepare('SELECT id FROM access_log WHERE at < ? ORDER BY at, id LIMIT ?')
+  }
+
+  async append(entries: readonly AccessLogEntry[]): Promise<void> {
+    this.#assertOpen()
+    if (entries.length === 0) return
+    const statements: SqlStatement[] = []
+    for (const entry of entries) {
+      const ids = JSON.stringify(entry.beneficiary_ids)
+      statements.push(
+        [
+          INSERT_ENTRY,
+          [entry.at, entry.client_id, entry.request_id, entry.operation, entry.purpose, ids],
+        ],
+        [INSERT_RECORDS, [entry.at, ids]],
+      )
+    }
+    await this.#transaction(statements)
+  }
+
+  async forBeneficiary(
+    beneficiaryId: number,
+    offset: number,
+    limit: number,
+  ): Promise<Page<StoredAccessLogEntry>> {
+    this.#assertOpen()
+    try {
+      const read = this.#db.transaction(() => ({
+        items: (this.#page.all(beneficiaryId, limit, offset) as AccessLogRow[]).map(entryOf),
+        total: this.#count.pluck().get(beneficiaryId) as number,
+      }))
+      return read.deferred()
+    } catch (error) {
+      throw translateStorageFailure(error)
+    }
+  }
+
+  async scan(query: AccessLogScan): Promise<readonly StoredAccessLogEntry[]> {
+    this.#assertOpen()
+    const where: string[] = []
+    const values: unknown[] = []
+    const by = query.beneficiaryId === undefined ? 'a' : 'r'
+    const id = query.beneficiaryId === undefined ? 'a.id' : 'r.entry_id'
+    if (query.beneficiaryId !== undefined) {
+      where.push('r.beneficiary_id = ?')
+      values.push(query.beneficiaryId)
+    }
+    if (query.clientId !== undefined) {
+      where.push('a.client_id = ?')
+      values.push(query.clientId)
+    }
+    if (query.from !== undefined) {
+      where.push(`${by}.at >= ?`)
+      values.push(query.from)
+    }
+    if (query.before !== undefined) {
+      where.push(`${by}.at < ?`)
+      values.push(query.before)
+    }
+    if (query.after !== undefined) {
+      where.push(`(${by}.at, ${id}) > (?, ?)`)
+      values.push(query.after.at, query.after.id)
+    }
+    const from =
+      query.beneficiaryId === undefined
+        ? 'access_log a'
+        : 'access_log_records r JOIN access_log a ON a.id = r.entry_id'
+    const text = `SELECT ${COLUMNS} FROM ${from}
+      ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+      ORDER BY ${by}.at, ${id} LIMIT ?`
+    try {
+      return (this.#db.prepare(text).all(...values, query.limit) as AccessLogRow[]).map(entryOf)
+    } catch (error) {
+      throw translateStorageFailure(error)
+    }
+  }
+
+  async purge(before: number, limit: number): Promise<number> {
+    this.#assertOpen()
+    const ids = this.#oldest.pluck().all(before, limit) as number[]
+    if (ids.length === 0) return 0
+    const list = JSON.stringify(ids)
+    await this.#transaction([
+      ['DELETE FROM access_log_records WHERE entry_id IN (SELECT value FROM json_each(?))', [list]],
+      ['DELETE FROM access_log WHERE id IN (SELECT value FROM json_each(?))', [list]],
+    ])
+    return ids.length
+  }
+}
+
+function entryOf(row: AccessLogRow): StoredAccessLogEntry {
+  return {
+    id: row.id,
+    at: row.at,
+    client_id: row.client_id,
+    request_id: row.request_id,
+    operation: row.operation as AccessOperation,
+    beneficiary_ids: JSON.parse(row.beneficiary_ids) as number[],
+    purpose: row.purpose,
+  }
+}

@@ -1,0 +1,178 @@
+import type {
+  AccessLogEntry,
+  AccessLogScan,
+  AccessLogStats,
+  AccessLogStore,
+  AccessLogTable,
+  StoredAccessLogEntry,
+} from './ports/access-log-store.js'
+import type { Page } from './ports/beneficiary-store.js'
+
+/** Options of {@link BufferedAccessLog}. */
+export interface AccessLogBuffering {
+  /**
+   * The longest an entry waits in memory before its batch is written. Default 500: with a
+   * batch's commit well under half a second, every entry older than one second is committed,
+   * the bound the documentation states for a crash.
+   */
+  readonly flushMs?: number
+  /** Entries that start a write at once, without waiting for `flushMs`. Default 500. */
+  readonly batchSize?: number
+  /**
+   * Entries held at most: beyond this a request waits for the pending batch to commit
+   * (back-pressure) rather than growing memory or dropping an entry. Default 50,000.
+   */
+  readonly maxPending?: number
+}
+
+const DEFAULTS = { flushMs: 500, batchSize: 500, maxPending: 50_000 }
+
+/**
+ * The access log's batching (D35) in front of an adapter's table: `record` pushes to an array
+ * and returns; a timer (not keeping the process alive) or a full batch writes what is queued
+ * in one transaction, one write at a time. A failed write keeps its entries, in order, for the
+ * next attempt. Reads go straight to the table.
+ *
+ * @example
+ * const log = new BufferedAccessLog(new SqliteAccessLogTable(db, statements))
+ * log.record({ at: Date.now(), client_id, request_id, operation: 'get', beneficiary_ids: [1], purpose: null })
+ * await log.close()
+ */
+export class BufferedAccessLog implements AccessLogStore {
+  readonly #table: AccessLogTable
+  readonly #options: Readonly<Required<AccessLogBuffering>>
+  #queue: AccessLogEntry[] = []
+  #writing: Promise<void> | undefined
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #waiters: (() => void)[] = []
+  #closed = false
+  #written = 0
+  #failedFlushes = 0
+  #waits = 0
+  #onError: ((error: unknown) => void) | undefined
+
+  /** @throws TypeError when an option is not a positive integer. */
+  constructor(table: AccessLogTable, options: AccessLogBuffering = {}) {
+    const merged = { ...DEFAULTS, ...options }
+    for (const [name, value] of Object.entries(merged)) {
+      if (!Number.isSafeInteger(value) || value < 1)
+        throw new TypeError(`${name} must be a positive integer`)
+    }
+    this.#table = table
+    this.#options = Object.freeze(merged)
+  }
+
+  get stats(): AccessLogStats {
+    return {
+      written: this.#written,
+      pending: this.#queue.length,
+      failedFlushes: this.#failedFlushes,
+      waits: this.#waits,
+    }
+  }
+
+  /** Has `listener` told of each failed write (for a log line or a metric); it must not throw. */
+  observeFailures(listener: (error: unknown) => void): void {
+    this.#onError = listener
+  }
+
+  record(entry: AccessLogEntry): Promise<void> | undefined {
+    if (this.#closed) throw new Error('the access log is closed')
+    this.#queue.push(entry)
+    const queued = this.#queue.length
+    if (queued >= this.#options.batchSize) this.#startWrite()
+    else if (this.#timer === undefined) this.#schedule()
+    if (queued < this.#options.maxPending) return undefined
+    this.#waits++
+    return new Promise<void>((resolve) => this.#waiters.push(resolve))
+  }
+
+  async flush(): Promise<void> {
+    // Until the queue is empty: entries recorded during a write go in the next one.
+    for (let rounds = 0; rounds < 1000; rounds++) {
+      if (this.#writing !== undefined) {
+        await this.#writing
+        continue
+      }
+      if (this.#queue.length === 0) return
+      this.#startWrite()
+      await this.#writing
+      if (this.#lastFailure !== undefined) {
+        const failure = this.#lastFailure
+        this.#lastFailure = undefined
+        throw failure
+      }
+    }
+  }
+
+  #lastFailure: unknown
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+    await this.flush()
+  }
+
+  forBeneficiary(
+    beneficiaryId: number,
+    offset: number,
+    limit: number,
+  ): Promise<Page<StoredAccessLogEntry>> {
+    return this.#table.forBeneficiary(beneficiaryId, offset, limit)
+  }
+
+  scan(query: AccessLogScan): Promise<readonly StoredAccessLogEntry[]> {
+    return this.#table.scan(query)
+  }
+
+  purge(before: number, limit: number): Promise<number> {
+    return this.#table.purge(before, limit)
+  }
+
+  #schedule(): void {
+    if (this.#closed) return
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined
+      this.#startWrite()
+    }, this.#options.flushMs)
+    // A pending write never keeps the process up; close() commits it.
+    this.#timer.unref?.()
+  }
+
+  #startWrite(): void {
+    if (this.#writing !== undefined || this.#queue.length === 0) return
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+    const batch = this.#queue.splice(0, this.#options.batchSize)
+    this.#writing = this.#table.append(batch).then(
+      () => {
+        this.#written += batch.length
+        this.#lastFailure = undefined
+        this.#done()
+      },
+      (error: unknown) => {
+        // Kept, in order, in front of what came since: the next write tries them again.
+        this.#queue = batch.concat(this.#queue)
+        this.#failedFlushes++
+        this.#lastFailure = error
+        this.#onError?.(error)
+        this.#done()
+      },
+    )
+  }
+
+  #done(): void {
+    this.#writing = undefined
+    const room = this.#options.maxPending - this.#queue.length
+    if (room > 0 && this.#waiters.length > 0) {
+      for (const resolve of this.#waiters.splice(0, room)) resolve()
+    }
+    if (this.#queue.length >= this.#options.batchSize && this.#lastFailure === undefined) {
+      this.#startWrite()
+    } else if (this.#queue.length > 0 && this.#timer === undefined) {
+      this.#schedule()
+    }
+  }
+}
