@@ -133,3 +133,5 @@ export type {
   AccessOperation,
   StoredAccessLogEntry,
 } from './ports/access-log-store.js'
+export { AccessLogRetention } from './access-log-retention.js'
+export type { AccessLogRetentionOptions } from './access-log-retention.js'

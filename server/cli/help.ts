@@ -113,7 +113,13 @@ ${DB}
                             (OTEL_EXPORTER_OTLP_ENDPOINT, default none: tracing off). Needs
                             the OpenTelemetry packages installed (docs/tracing.md)
   --otel-service-name NAME  service.name of the spans (OTEL_SERVICE_NAME,
-                            default beneficiary-service)`
+                            default beneficiary-service)
+  --access-log-days D       Days an access-log entry is kept before the service purges
+                            it (ACCESS_LOG_RETENTION_DAYS, default 400; docs/access-log.md)
+  --purge-batch N           Entries deleted per purge transaction (PURGE_BATCH_SIZE,
+                            default 500)
+  --purge-pause MS          Pause between two purge batches: the purge's pace
+                            (PURGE_PAUSE_MS, default 1000)`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

@@ -102,12 +102,17 @@ describe('PostgreSQL storage', { skip }, () => {
         INSERT INTO ${counts} (kind, status, key, prefix, shard, n, min_id, max_id)
           SELECT kind, status, key, prefix, 0, n, 0, 0 FROM (${recount}) c;
         DROP TABLE "${name}".bulk_loads;
-        DELETE FROM "${name}".kysely_migration
-          WHERE name IN ('0002_name_keys_folded', '0003_bulk_loads');`)
+        DROP TABLE "${name}".access_log, "${name}".access_log_records;
+        DROP INDEX "${name}".beneficiary_history_at;
+        DELETE FROM "${name}".kysely_migration WHERE name >= '0002_name_keys_folded';`)
 
       const storage = await openPostgresStorage({ pool, schema: name })
       try {
-        assert.deepEqual(storage.migrationsApplied, ['0002_name_keys_folded', '0003_bulk_loads'])
+        assert.deepEqual(storage.migrationsApplied, [
+          '0002_name_keys_folded',
+          '0003_bulk_loads',
+          '0005_access_log',
+        ])
         const ids = async (query: Parameters<typeof listQuery>[0]) =>
           (await storage.beneficiaries.list(listQuery(query))).items.map((item) => item.id)
         const [lucja, lucia, mario] = await ids({ sort: 'id' })
