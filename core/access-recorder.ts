@@ -1,8 +1,22 @@
 import type { RequestContext } from './beneficiary-service.js'
 import { randomToken } from './crypto.js'
 import { ValidationError } from './errors.js'
+import type { OperationName } from './operations.js'
 import type { AccessLogStore, AccessOperation } from './ports/access-log-store.js'
 import type { Clock } from './ports/clock.js'
+
+/**
+ * The operations whose answers carry personal data and are recorded (D35): they read
+ * `X-Purpose`, and the HTTP server documents and allows that header on their routes.
+ */
+export const RECORDED_OPERATIONS: ReadonlySet<OperationName> = new Set<OperationName>([
+  'list',
+  'get',
+  'update',
+  'setStatus',
+  'history',
+  'export',
+])
 
 /** The most characters `X-Purpose` may have (D35). */
 export const MAX_PURPOSE_LENGTH = 200

@@ -1,4 +1,5 @@
 import { HEADERS, SCHEMAS, type Json } from './openapi-components.js'
+import { RECORDED_OPERATIONS } from '../core/access-recorder.js'
 import type { ErrorStatus } from './openapi-errors.js'
 import { PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from './openapi-examples.js'
 import {
@@ -120,6 +121,14 @@ function operationObject(route: Route): Json {
       ...(example !== undefined && { example }),
     })
   }
+  if (service !== undefined && RECORDED_OPERATIONS.has(service.operation)) {
+    parameters.push(
+      headerParameter(
+        'X-Purpose',
+        'Why you read the data, recorded with the answer in the access log: 1–200 visible ASCII characters and spaces; anything else is 422 `validation_failed` naming `X-Purpose`.',
+      ),
+    )
+  }
   if (service?.idempotencyKey === true) {
     parameters.push(
       headerParameter(
@@ -208,6 +217,10 @@ function errorStatuses(route: Route): readonly ErrorStatus[] {
     429,
     503,
     ...route.errors,
+    // X-Purpose (D35) is validated wherever it is read.
+    ...(RECORDED_OPERATIONS.has(route.operation) && !route.errors.includes(422)
+      ? ([422] as const)
+      : []),
   ]
 }
 
