@@ -123,6 +123,13 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     storage.accessLog === undefined
       ? undefined
       : new AccessLogRetention(storage.accessLog, systemClock, config.retention)
+  if (metrics !== undefined && storage.accessLog !== undefined && retention !== undefined) {
+    const log = storage.accessLog
+    metrics.watchAccessLog(
+      () => log.stats,
+      () => retention.purged,
+    )
+  }
   retention?.observeFailures((error) =>
     logger.error({ err: describeError(error) }, 'Access-log purge failed; retried after the pause'),
   )
