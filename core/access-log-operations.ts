@@ -102,31 +102,12 @@ export class AccessLogOperations {
       const beneficiaryId = parseId(id)
       const purpose = purposeOf(ctx.purpose)
       const log = this.#requireLog()
-      const record = await this.#store.get(beneficiaryId)
-      if (record === undefined) throw notFound()
-      const history: HistoryItem[] = []
-      for (let offset = 0; ; offset += EXPORT_BATCH) {
-        const page = await this.#store.history(beneficiaryId, offset, EXPORT_BATCH)
-        if (page === undefined) throw notFound()
-        for (const entry of page.items) history.push(historyItemOf(entry))
-        if (page.items.length < EXPORT_BATCH) break
-      }
-      await log.flush()
-      const accessLog: AccessLogItem[] = []
-      for (let offset = 0; ; offset += EXPORT_BATCH) {
-        const page = await log.forBeneficiary(beneficiaryId, offset, EXPORT_BATCH)
-        for (const entry of page.items) accessLog.push(accessLogItemOf(entry))
-        if (page.items.length < EXPORT_BATCH) break
-      }
+      const exported = await subjectExport(this.#store, log, beneficiaryId, this.#clock.now())
+      if (exported === undefined) throw notFound()
       const wait = this.#recorder.record(ctx, claims.clientId, 'export', [beneficiaryId], purpose)
       if (wait !== undefined) await wait
       return {
-        value: {
-          beneficiary: detailOf(record),
-          history,
-          access_log: accessLog,
-          exported_at: isoTime(this.#clock.now()),
-        },
+        value: exported,
         rateLimit,
         clientId: claims.clientId,
       }
@@ -137,6 +118,42 @@ export class AccessLogOperations {
     // A storage written before the access log existed cannot answer for it.
     if (this.#log === undefined) throw new StorageUnavailableError('cannot_open')
     return this.#log
+  }
+}
+
+/**
+ * Everything held about the record `id` (D36): the record in the detail shape, its whole
+ * history and its whole access log (flushed first, so that what this process queued is in it),
+ * oldest first; `undefined` when the record does not exist. The HTTP export and the CLI's
+ * `audit export` both make it here.
+ */
+export async function subjectExport(
+  store: BeneficiaryStore,
+  log: AccessLogStore,
+  id: number,
+  now: number,
+): Promise<BeneficiaryExport | undefined> {
+  const record = await store.get(id)
+  if (record === undefined) return undefined
+  const history: HistoryItem[] = []
+  for (let offset = 0; ; offset += EXPORT_BATCH) {
+    const page = await store.history(id, offset, EXPORT_BATCH)
+    if (page === undefined) return undefined
+    for (const entry of page.items) history.push(historyItemOf(entry))
+    if (page.items.length < EXPORT_BATCH) break
+  }
+  await log.flush()
+  const accessLog: AccessLogItem[] = []
+  for (let offset = 0; ; offset += EXPORT_BATCH) {
+    const page = await log.forBeneficiary(id, offset, EXPORT_BATCH)
+    for (const entry of page.items) accessLog.push(accessLogItemOf(entry))
+    if (page.items.length < EXPORT_BATCH) break
+  }
+  return {
+    beneficiary: detailOf(record),
+    history,
+    access_log: accessLog,
+    exported_at: isoTime(now),
   }
 }
 
