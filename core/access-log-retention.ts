@@ -1,4 +1,5 @@
 import type { AccessLogStore } from './ports/access-log-store.js'
+import type { HistoryPurge } from './ports/history-purge.js'
 import type { Clock } from './ports/clock.js'
 import { DAY_MS } from './time.js'
 
@@ -15,6 +16,11 @@ export interface AccessLogRetentionOptions {
   readonly pauseMs?: number
   /** How often to look for newly expired entries once none is left. Default one hour. */
   readonly idleMs?: number
+  /**
+   * History entries older than this many days are purged too (D37), through the `history`
+   * given to the constructor. Default: none, the history is kept while its record exists.
+   */
+  readonly historyDays?: number | undefined
 }
 
 const DEFAULTS = { days: 400, batchSize: 500, pauseMs: 1000, idleMs: 3_600_000 }
@@ -33,7 +39,9 @@ const DEFAULTS = { days: 400, batchSize: 500, pauseMs: 1000, idleMs: 3_600_000 }
 export class AccessLogRetention {
   readonly #log: AccessLogStore
   readonly #clock: Clock
-  readonly #options: Readonly<Required<AccessLogRetentionOptions>>
+  readonly #options: Readonly<typeof DEFAULTS>
+  readonly #history: { readonly purge: HistoryPurge; readonly days: number } | undefined
+  #purgedHistory = 0
   #timer: ReturnType<typeof setTimeout> | undefined
   #running: Promise<unknown> | undefined
   #stopped = true
@@ -41,15 +49,35 @@ export class AccessLogRetention {
   #onError: ((error: unknown) => void) | undefined
 
   /** @throws TypeError when an option is not a positive integer. */
-  constructor(log: AccessLogStore, clock: Clock, options: AccessLogRetentionOptions = {}) {
-    const merged = { ...DEFAULTS, ...options }
+  constructor(
+    log: AccessLogStore,
+    clock: Clock,
+    options: AccessLogRetentionOptions = {},
+    history?: HistoryPurge,
+  ) {
+    const { historyDays, ...rest } = options
+    const merged = { ...DEFAULTS, ...rest, ...(historyDays !== undefined && { historyDays }) }
     for (const [name, value] of Object.entries(merged)) {
       if (!Number.isSafeInteger(value) || value < 1)
         throw new TypeError(`${name} must be a positive integer`)
     }
     this.#log = log
     this.#clock = clock
-    this.#options = Object.freeze(merged)
+    this.#options = Object.freeze({
+      days: merged.days,
+      batchSize: merged.batchSize,
+      pauseMs: merged.pauseMs,
+      idleMs: merged.idleMs,
+    })
+    this.#history =
+      historyDays === undefined || history === undefined
+        ? undefined
+        : { purge: history, days: historyDays }
+  }
+
+  /** History entries purged since the start (D37); for metrics. */
+  get purgedHistory(): number {
+    return this.#purgedHistory
   }
 
   /** Entries purged since the start; for metrics. */
@@ -62,12 +90,19 @@ export class AccessLogRetention {
     this.#onError = listener
   }
 
-  /** Purges one batch of expired entries; how many it purged. */
+  /**
+   * Purges one batch of expired access-log entries, and one of expired history entries when a
+   * maximum age is set; the larger of the two counts (a full batch means more may be left).
+   */
   async purgeBatch(): Promise<number> {
-    const before = this.#clock.now() - this.#options.days * DAY_MS
-    const purged = await this.#log.purge(before, this.#options.batchSize)
+    const now = this.#clock.now()
+    const purged = await this.#log.purge(now - this.#options.days * DAY_MS, this.#options.batchSize)
     this.#purged += purged
-    return purged
+    const history = this.#history
+    if (history === undefined) return purged
+    const erased = await history.purge.purge(now - history.days * DAY_MS, this.#options.batchSize)
+    this.#purgedHistory += erased
+    return Math.max(purged, erased)
   }
 
   /** Starts purging in the background; the timer does not keep the process alive. */

@@ -1,4 +1,5 @@
 import { BufferedAccessLog } from '../../core/buffered-access-log.js'
+import type { HistoryPurge } from '../../core/ports/history-purge.js'
 import type { Storage } from '../../core/ports/storage.js'
 import { MemoryAccessLogTable } from './memory-access-log.js'
 import { MemoryBeneficiaryStore } from './memory-beneficiary-store.js'
@@ -27,6 +28,8 @@ export class MemoryStorage implements Storage {
   readonly signingKeys: MemorySigningKeyStore
   /** The access log (D35), batched as on the other storages. */
   readonly accessLog: BufferedAccessLog
+  /** Retention of the history (D37). */
+  readonly historyRetention: HistoryPurge
   #closed = false
 
   constructor() {
@@ -36,6 +39,9 @@ export class MemoryStorage implements Storage {
     this.sessions = new MemorySessionStore(assertOpen, (clientId) => this.clients.isLive(clientId))
     this.signingKeys = new MemorySigningKeyStore(assertOpen)
     this.accessLog = new BufferedAccessLog(new MemoryAccessLogTable(assertOpen))
+    this.historyRetention = {
+      purge: (before, limit) => this.beneficiaries.purgeHistory(before, limit),
+    }
   }
 
   /**

@@ -6,6 +6,7 @@ import type {
   StoredAccessLogEntry,
 } from '../../core/ports/access-log-store.js'
 import type { Page } from '../../core/ports/beneficiary-store.js'
+import type { HistoryPurge } from '../../core/ports/history-purge.js'
 import type { PostgresPool } from './postgres-driver.js'
 import { translateStorageFailure } from './postgres-storage-failure.js'
 
@@ -142,6 +143,26 @@ export class PostgresAccessLogTable implements AccessLogTable {
     } catch (error) {
       throw translateStorageFailure(error)
     }
+  }
+}
+
+/** Retention of the history on PostgreSQL (D37): one statement per batch, oldest first. */
+export function postgresHistoryPurge(
+  pool: PostgresPool,
+  schema: string,
+  assertOpen: () => void,
+): HistoryPurge {
+  const text = `DELETE FROM "${schema}".beneficiary_history WHERE id IN
+    (SELECT id FROM "${schema}".beneficiary_history WHERE at < $1 ORDER BY at LIMIT $2)`
+  return {
+    async purge(before, limit) {
+      assertOpen()
+      try {
+        return (await pool.query({ text, values: [before, limit] })).rowCount ?? 0
+      } catch (error) {
+        throw translateStorageFailure(error)
+      }
+    },
   }
 }
 

@@ -1,6 +1,7 @@
 import { BufferedAccessLog } from '../../core/buffered-access-log.js'
 import type { Storage } from '../../core/ports/storage.js'
-import { PostgresAccessLogTable } from './postgres-access-log.js'
+import type { HistoryPurge } from '../../core/ports/history-purge.js'
+import { PostgresAccessLogTable, postgresHistoryPurge } from './postgres-access-log.js'
 import type { BatchLimits, BatchListener, Batching } from './postgres-batcher.js'
 import { PostgresBeneficiaryStore } from './postgres-beneficiary-store.js'
 import { RelationalClientStore } from '../relational/relational-client-store.js'
@@ -56,6 +57,8 @@ export class PostgresStorage implements Storage {
   readonly signingKeys: RelationalSigningKeyStore
   /** The access log (D35): each batch one statement on the pool. */
   readonly accessLog: BufferedAccessLog
+  /** Retention of the history (D37). */
+  readonly historyRetention: HistoryPurge
   /** The schema that holds the tables. */
   readonly schema: string
   /** The migrations `openPostgresStorage` applied when it opened the storage, in order. */
@@ -112,6 +115,7 @@ export class PostgresStorage implements Storage {
     this.accessLog = new BufferedAccessLog(
       new PostgresAccessLogTable(pool, this.schema, assertOpen),
     )
+    this.historyRetention = postgresHistoryPurge(pool, this.schema, assertOpen)
   }
 
   /**

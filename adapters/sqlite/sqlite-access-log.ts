@@ -7,6 +7,7 @@ import type {
   StoredAccessLogEntry,
 } from '../../core/ports/access-log-store.js'
 import type { Page } from '../../core/ports/beneficiary-store.js'
+import type { HistoryPurge } from '../../core/ports/history-purge.js'
 import { translateStorageFailure } from './sqlite-query.js'
 import type { SqlStatement } from './threads/sqlite-writer-protocol.js'
 
@@ -144,6 +145,29 @@ export class SqliteAccessLogTable implements AccessLogTable {
       ['DELETE FROM access_log WHERE id IN (SELECT value FROM json_each(?))', [list]],
     ])
     return ids.length
+  }
+}
+
+/**
+ * Retention of the history on SQLite (D37): one `BEGIN IMMEDIATE` transaction per batch on the
+ * storage's writer, the oldest entries first through the index on `at`.
+ */
+export function sqliteHistoryPurge(
+  assertOpen: () => void,
+  transaction: (statements: readonly SqlStatement[]) => number[] | Promise<number[]>,
+): HistoryPurge {
+  return {
+    async purge(before, limit) {
+      assertOpen()
+      const [deleted] = await transaction([
+        [
+          `DELETE FROM beneficiary_history WHERE id IN
+            (SELECT id FROM beneficiary_history WHERE at < ? ORDER BY at LIMIT ?)`,
+          [before, limit],
+        ],
+      ])
+      return deleted ?? 0
+    },
   }
 }
 

@@ -4,7 +4,8 @@ import { BufferedAccessLog } from '../../core/buffered-access-log.js'
 import { StorageUnavailableError } from '../../core/errors.js'
 import type { Storage } from '../../core/ports/storage.js'
 import { SqliteBeneficiaryStore } from './writes/sqlite-beneficiary-store.js'
-import { SqliteAccessLogTable } from './sqlite-access-log.js'
+import type { HistoryPurge } from '../../core/ports/history-purge.js'
+import { SqliteAccessLogTable, sqliteHistoryPurge } from './sqlite-access-log.js'
 import { SqliteDataVersion } from './sqlite-data-version.js'
 import { RelationalClientStore } from '../relational/relational-client-store.js'
 import { RelationalSessionStore } from '../relational/relational-session-store.js'
@@ -77,6 +78,8 @@ export class SqliteStorage implements Storage {
   readonly signingKeys: RelationalSigningKeyStore
   /** The access log (D35): batches written in one transaction each, on the writer. */
   readonly accessLog: BufferedAccessLog
+  /** Retention of the history (D37), on the writer. */
+  readonly historyRetention: HistoryPurge
   /** The migrations `openSqliteStorage` applied when it opened the storage, in order. */
   readonly migrationsApplied: readonly string[]
   readonly #db: Database.Database
@@ -143,6 +146,7 @@ export class SqliteStorage implements Storage {
     this.accessLog = new BufferedAccessLog(
       new SqliteAccessLogTable(db, assertOpen, (batch) => statements.transaction(batch)),
     )
+    this.historyRetention = sqliteHistoryPurge(assertOpen, (batch) => statements.transaction(batch))
   }
 
   /** Whether the writes run on a thread of the storage's own (`writer: 'thread'`), and it runs. */

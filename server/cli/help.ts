@@ -121,7 +121,9 @@ ${DB}
   --purge-batch N           Entries deleted per purge transaction (PURGE_BATCH_SIZE,
                             default 500)
   --purge-pause MS          Pause between two purge batches: the purge's pace
-                            (PURGE_PAUSE_MS, default 1000)`
+                            (PURGE_PAUSE_MS, default 1000)
+  --history-days D          Days a history entry is kept (HISTORY_RETENTION_DAYS,
+                            default none: kept while its record exists)`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

@@ -54,6 +54,7 @@ const OPTIONS = {
   'access-log-days': { type: 'string' },
   'purge-batch': { type: 'string' },
   'purge-pause': { type: 'string' },
+  'history-days': { type: 'string' },
 } as const
 
 /** `db.system.name` of the storage spans, in OpenTelemetry's names. */
@@ -122,12 +123,18 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   const retention =
     storage.accessLog === undefined
       ? undefined
-      : new AccessLogRetention(storage.accessLog, systemClock, config.retention)
+      : new AccessLogRetention(
+          storage.accessLog,
+          systemClock,
+          config.retention,
+          storage.historyRetention,
+        )
   if (metrics !== undefined && storage.accessLog !== undefined && retention !== undefined) {
     const log = storage.accessLog
     metrics.watchAccessLog(
       () => log.stats,
       () => retention.purged,
+      () => retention.purgedHistory,
     )
   }
   retention?.observeFailures((error) =>

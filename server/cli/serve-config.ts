@@ -62,6 +62,8 @@ export interface ServeConfig {
     readonly days: number
     readonly batchSize: number
     readonly pauseMs: number
+    /** History entries older than this are purged; `undefined`: kept while the record exists. */
+    readonly historyDays: number | undefined
   }
 }
 
@@ -160,6 +162,7 @@ export function readServeConfig(settings: Settings): ServeConfig {
       days: settings.integer('access-log-days', 'ACCESS_LOG_RETENTION_DAYS', 400, 1, 36_500),
       batchSize: settings.integer('purge-batch', 'PURGE_BATCH_SIZE', 500, 1, 10_000),
       pauseMs: settings.integer('purge-pause', 'PURGE_PAUSE_MS', 1000, 10, 3_600_000),
+      historyDays: settings.integer('history-days', 'HISTORY_RETENTION_DAYS', undefined, 1, 36_500),
     },
   }
 }

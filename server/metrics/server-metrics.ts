@@ -235,7 +235,11 @@ export class ServerMetrics {
    * The access log's counters (D35, D37), read when scraped: entries written, pending, failed
    * batches, requests that waited for room, and entries purged by the retention.
    */
-  watchAccessLog(stats: () => AccessLogStats, purged: () => number): void {
+  watchAccessLog(
+    stats: () => AccessLogStats,
+    purged: () => number,
+    purgedHistory: () => number,
+  ): void {
     const registers = [this.registry]
     const counter = (name: string, help: string, read: () => number): void => {
       new Counter({
@@ -267,6 +271,11 @@ export class ServerMetrics {
       'beneficiary_access_log_purged_total',
       'Access-log entries purged by the retention.',
       purged,
+    )
+    counter(
+      'beneficiary_history_purged_total',
+      'History entries purged by their maximum age (--history-days).',
+      purgedHistory,
     )
     new Gauge({
       name: 'beneficiary_access_log_pending',

@@ -51,6 +51,7 @@ export function tracedStorage(storage: Storage, around: SpanAround): Storage {
     signingKeys: tracedPort(storage.signingKeys, 'signing_keys', SIGNING_KEY_STORE, around),
     // Untraced: `record` only queues, and its batches are written off the request's path.
     ...(storage.accessLog !== undefined && { accessLog: storage.accessLog }),
+    ...(storage.historyRetention !== undefined && { historyRetention: storage.historyRetention }),
     ping: () => storage.ping(),
     close: () => storage.close(),
   }

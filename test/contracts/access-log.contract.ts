@@ -2,7 +2,14 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { AccessLogEntry, AccessLogStore } from '../../core/ports/access-log-store.js'
 import type { CurrentStorage } from './contract-harness.js'
-import { SECOND, T0 } from './storage-fixtures.js'
+import {
+  SECOND,
+  T0,
+  historyEntry,
+  insertBeneficiary,
+  newBeneficiary,
+  nextVersion,
+} from './storage-fixtures.js'
 
 function entry(overrides: Partial<AccessLogEntry> = {}): AccessLogEntry {
   return {
@@ -128,6 +135,41 @@ export function describeAccessLogContract(storage: CurrentStorage): void {
       )
       assert.equal(left.total, 2)
       assert.deepEqual(await log().scan({ before: T0 + 4 * SECOND, limit: 10 }), [])
+    })
+  })
+
+  describe('history retention (D37)', () => {
+    it('purges the history entries older than a time, of every record, a batch at a time', async () => {
+      const purge = storage().historyRetention
+      assert.ok(purge !== undefined, 'the storage purges history')
+      const store = storage().beneficiaries
+      const first = await insertBeneficiary(storage(), newBeneficiary({ email: 'a@example.org' }))
+      const second = await insertBeneficiary(
+        storage(),
+        newBeneficiary({ email: 'b@example.org', created_at: T0 + SECOND }),
+      )
+      const later = T0 + 10 * SECOND
+      const updated = nextVersion(first, { phone: '+390612345678' }, later)
+      assert.equal(
+        await store.update(
+          first,
+          updated,
+          historyEntry('updated', later, [{ field: 'phone', old: null, new: '+390612345678' }]),
+        ),
+        'done',
+      )
+      assert.equal(await purge.purge(T0 + 5 * SECOND, 1), 1)
+      assert.equal(await purge.purge(T0 + 5 * SECOND, 10), 1)
+      assert.equal(await purge.purge(T0 + 5 * SECOND, 10), 0)
+      const kept = await store.history(first.id, 0, 10)
+      assert.deepEqual(
+        kept?.items.map((entry) => entry.action),
+        ['updated'],
+      )
+      assert.equal(kept?.total, 1)
+      assert.deepEqual(await store.history(second.id, 0, 10), { items: [], total: 0 })
+      // The record itself is untouched.
+      assert.equal((await store.get(first.id))?.phone, '+390612345678')
     })
   })
 }

@@ -71,6 +71,55 @@ for (const [name, open] of [
       }
     })
 
+    it('purges history only when a maximum age is set, by the same clock', async () => {
+      const storage = await open()
+      try {
+        const clock = new FakeClock(T0)
+        const record = {
+          first_name: 'Anna',
+          last_name: 'Rossi',
+          email: 'anna@example.org',
+          phone: null,
+          date_of_birth: null,
+          fiscal_code: null,
+          address: null,
+          metadata: {},
+          status: 'pending' as const,
+          created_at: T0,
+          updated_at: T0,
+        }
+        const created = await storage.beneficiaries.create(record, {
+          at: T0,
+          action: 'created',
+          client_id: 'cl_a',
+          request_id: 'r1',
+          changes: [],
+        })
+        assert.equal(created.kind, 'created')
+        const id = created.kind === 'created' ? created.record.id : 0
+        clock.advance(1000 * DAY_MS)
+        const keeping = new AccessLogRetention(
+          storage.accessLog,
+          clock,
+          {},
+          storage.historyRetention,
+        )
+        await keeping.purgeBatch()
+        assert.equal((await storage.beneficiaries.history(id, 0, 10))?.total, 1)
+        const ageing = new AccessLogRetention(
+          storage.accessLog,
+          clock,
+          { historyDays: 999 },
+          storage.historyRetention,
+        )
+        assert.equal(await ageing.purgeBatch(), 1)
+        assert.equal(ageing.purgedHistory, 1)
+        assert.equal((await storage.beneficiaries.history(id, 0, 10))?.total, 0)
+      } finally {
+        await storage.close()
+      }
+    })
+
     it('refuses options that are not positive integers', () => {
       const log = new MemoryStorage().accessLog
       assert.throws(() => new AccessLogRetention(log, new FakeClock(T0), { days: 0 }), TypeError)
