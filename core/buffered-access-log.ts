@@ -16,7 +16,7 @@ export interface AccessLogBuffering {
    * the bound the documentation states for a crash.
    */
   readonly flushMs?: number
-  /** Entries that start a write at once, without waiting for `flushMs`. Default 500. */
+  /** Entries that start a write at once, without waiting for `flushMs`. Default 2000. */
   readonly batchSize?: number
   /**
    * Entries held at most: beyond this a request waits for the pending batch to commit
@@ -25,7 +25,7 @@ export interface AccessLogBuffering {
   readonly maxPending?: number
 }
 
-const DEFAULTS = { flushMs: 500, batchSize: 500, maxPending: 50_000 }
+const DEFAULTS = { flushMs: 500, batchSize: 2000, maxPending: 50_000 }
 
 /**
  * The access log's batching (D35) in front of an adapter's table: `record` pushes to an array

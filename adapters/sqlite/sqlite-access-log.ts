@@ -11,11 +11,19 @@ import type { HistoryPurge } from '../../core/ports/history-purge.js'
 import { translateStorageFailure } from './sqlite-query.js'
 import type { SqlStatement } from './threads/sqlite-writer-protocol.js'
 
-const INSERT_ENTRY = `INSERT INTO access_log
-  (at, client_id, request_id, operation, purpose, beneficiary_ids) VALUES (?, ?, ?, ?, ?, ?)`
-// Right after its entry: the rows of a WITHOUT ROWID table leave last_insert_rowid() alone.
+// A whole batch in two statements, its entries as one JSON array of arrays: measured in
+// process, two statements per entry cost more than the read they record.
+const INSERT_ENTRIES = `INSERT INTO access_log
+  (at, client_id, request_id, operation, purpose, beneficiary_ids)
+  SELECT json_extract(e.value, '$[0]'), json_extract(e.value, '$[1]'),
+    json_extract(e.value, '$[2]'), json_extract(e.value, '$[3]'),
+    json_extract(e.value, '$[4]'), json_extract(e.value, '$[5]')
+  FROM json_each(?) AS e`
+// The entries not indexed yet are those after the last one indexed: every entry names at least
+// one record, entries are only ever added after the others, and the purge takes the oldest.
 const INSERT_RECORDS = `INSERT OR IGNORE INTO access_log_records (beneficiary_id, at, entry_id)
-  SELECT j.value, ?, last_insert_rowid() FROM json_each(?) AS j`
+  SELECT j.value, a.at, a.id FROM access_log AS a, json_each(a.beneficiary_ids) AS j
+  WHERE a.id > (SELECT coalesce(max(entry_id), 0) FROM access_log_records)`
 const COLUMNS = 'a.id, a.at, a.client_id, a.request_id, a.operation, a.purpose, a.beneficiary_ids'
 
 /** A row of `access_log`. */
@@ -64,18 +72,18 @@ export class SqliteAccessLogTable implements AccessLogTable {
   async append(entries: readonly AccessLogEntry[]): Promise<void> {
     this.#assertOpen()
     if (entries.length === 0) return
-    const statements: SqlStatement[] = []
-    for (const entry of entries) {
-      const ids = JSON.stringify(entry.beneficiary_ids)
-      statements.push(
-        [
-          INSERT_ENTRY,
-          [entry.at, entry.client_id, entry.request_id, entry.operation, entry.purpose, ids],
-        ],
-        [INSERT_RECORDS, [entry.at, ids]],
-      )
-    }
-    await this.#transaction(statements)
+    const rows = entries.map((entry) => [
+      entry.at,
+      entry.client_id,
+      entry.request_id,
+      entry.operation,
+      entry.purpose,
+      JSON.stringify(entry.beneficiary_ids),
+    ])
+    await this.#transaction([
+      [INSERT_ENTRIES, [JSON.stringify(rows)]],
+      [INSERT_RECORDS, []],
+    ])
   }
 
   async forBeneficiary(
