@@ -1,3 +1,4 @@
+import { startBackgroundTimer, stopBackgroundTimer, type TimerHandle } from './background-timer.js'
 import type { AccessLogStore } from './ports/access-log-store.js'
 import type { HistoryPurge } from './ports/history-purge.js'
 import type { Clock } from './ports/clock.js'
@@ -42,7 +43,7 @@ export class AccessLogRetention {
   readonly #options: Readonly<typeof DEFAULTS>
   readonly #history: { readonly purge: HistoryPurge; readonly days: number } | undefined
   #purgedHistory = 0
-  #timer: ReturnType<typeof setTimeout> | undefined
+  #timer: TimerHandle | undefined
   #running: Promise<unknown> | undefined
   #stopped = true
   #purged = 0
@@ -115,14 +116,14 @@ export class AccessLogRetention {
   /** Stops after the batch in progress, if any. */
   async stop(): Promise<void> {
     this.#stopped = true
-    clearTimeout(this.#timer)
+    stopBackgroundTimer(this.#timer)
     this.#timer = undefined
     await this.#running
   }
 
   #schedule(delayMs: number): void {
     if (this.#stopped) return
-    this.#timer = setTimeout(() => {
+    this.#timer = startBackgroundTimer(() => {
       this.#timer = undefined
       const run = this.purgeBatch().then(
         (purged) =>
@@ -135,6 +136,5 @@ export class AccessLogRetention {
       this.#running = run
       void run.then((next) => this.#schedule(next))
     }, delayMs)
-    this.#timer.unref?.()
   }
 }

@@ -1,3 +1,4 @@
+import { startBackgroundTimer, stopBackgroundTimer, type TimerHandle } from './background-timer.js'
 import type {
   AccessLogEntry,
   AccessLogScan,
@@ -43,7 +44,7 @@ export class BufferedAccessLog implements AccessLogStore {
   readonly #options: Readonly<Required<AccessLogBuffering>>
   #queue: AccessLogEntry[] = []
   #writing: Promise<void> | undefined
-  #timer: ReturnType<typeof setTimeout> | undefined
+  #timer: TimerHandle | undefined
   #waiters: (() => void)[] = []
   #closed = false
   #written = 0
@@ -110,7 +111,7 @@ export class BufferedAccessLog implements AccessLogStore {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
-    clearTimeout(this.#timer)
+    stopBackgroundTimer(this.#timer)
     this.#timer = undefined
     await this.flush()
   }
@@ -133,17 +134,15 @@ export class BufferedAccessLog implements AccessLogStore {
 
   #schedule(): void {
     if (this.#closed) return
-    this.#timer = setTimeout(() => {
+    this.#timer = startBackgroundTimer(() => {
       this.#timer = undefined
       this.#startWrite()
     }, this.#options.flushMs)
-    // A pending write never keeps the process up; close() commits it.
-    this.#timer.unref?.()
   }
 
   #startWrite(): void {
     if (this.#writing !== undefined || this.#queue.length === 0) return
-    clearTimeout(this.#timer)
+    stopBackgroundTimer(this.#timer)
     this.#timer = undefined
     const batch = this.#queue.splice(0, this.#options.batchSize)
     this.#writing = this.#table.append(batch).then(
