@@ -12,11 +12,16 @@ const timers = globalThis as unknown as {
 /**
  * Calls `callback` once after `ms`, on a timer that does not keep a Node.js process alive: for
  * the core's background work (the access log's batches, the retention's purge), which whoever
- * owns it stops or finishes on close.
+ * owns it stops or finishes on close. `keepAlive` keeps it alive instead, for a timer a caller
+ * awaits (a request waiting for room in the access log).
  */
-export function startBackgroundTimer(callback: () => void, ms: number): TimerHandle {
+export function startBackgroundTimer(
+  callback: () => void,
+  ms: number,
+  keepAlive = false,
+): TimerHandle {
   const handle = timers.setTimeout(callback, ms)
-  handle.unref?.()
+  if (!keepAlive) handle.unref?.()
   return handle
 }
 

@@ -1,3 +1,4 @@
+import { StorageUnavailableError } from './errors.js'
 import { startBackgroundTimer, stopBackgroundTimer, type TimerHandle } from './background-timer.js'
 import type {
   AccessLogEntry,
@@ -24,9 +25,22 @@ export interface AccessLogBuffering {
    * (back-pressure) rather than growing memory or dropping an entry. Default 50,000.
    */
   readonly maxPending?: number
+  /**
+   * How long a request waits for room in a full queue before it is refused with 503
+   * `service_unavailable` (its answer, not sent, is not recorded): a storage that stopped
+   * taking the log's batches never hangs a read. Default 5000.
+   */
+  readonly maxWaitMs?: number
 }
 
-const DEFAULTS = { flushMs: 500, batchSize: 2000, maxPending: 50_000 }
+const DEFAULTS = { flushMs: 500, batchSize: 2000, maxPending: 50_000, maxWaitMs: 5000 }
+
+/** A request waiting for room, with the entry it will queue. */
+interface Waiter {
+  readonly entry: AccessLogEntry
+  readonly resolve: () => void
+  readonly timer: TimerHandle
+}
 
 /**
  * The access log's batching (D35) in front of an adapter's table: `record` pushes to an array
@@ -45,7 +59,8 @@ export class BufferedAccessLog implements AccessLogStore {
   #queue: AccessLogEntry[] = []
   #writing: Promise<void> | undefined
   #timer: TimerHandle | undefined
-  #waiters: (() => void)[] = []
+  #waiters: Waiter[] = []
+  #refused = 0
   #closed = false
   #written = 0
   #failedFlushes = 0
@@ -69,6 +84,7 @@ export class BufferedAccessLog implements AccessLogStore {
       pending: this.#queue.length,
       failedFlushes: this.#failedFlushes,
       waits: this.#waits,
+      refused: this.#refused,
     }
   }
 
@@ -79,13 +95,33 @@ export class BufferedAccessLog implements AccessLogStore {
 
   record(entry: AccessLogEntry): Promise<void> | undefined {
     if (this.#closed) throw new Error('the access log is closed')
+    if (this.#queue.length >= this.#options.maxPending) return this.#waitForRoom(entry)
     this.#queue.push(entry)
-    const queued = this.#queue.length
-    if (queued >= this.#options.batchSize) this.#startWrite()
+    if (this.#queue.length >= this.#options.batchSize) this.#startWrite()
     else if (this.#timer === undefined) this.#schedule()
-    if (queued < this.#options.maxPending) return undefined
+    return undefined
+  }
+
+  /** Queues `entry` once a write makes room, or refuses the request after `maxWaitMs`. */
+  #waitForRoom(entry: AccessLogEntry): Promise<void> {
     this.#waits++
-    return new Promise<void>((resolve) => this.#waiters.push(resolve))
+    this.#startWrite()
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        entry,
+        resolve,
+        timer: startBackgroundTimer(
+          () => {
+            this.#waiters = this.#waiters.filter((other) => other !== waiter)
+            this.#refused++
+            reject(new StorageUnavailableError('busy'))
+          },
+          this.#options.maxWaitMs,
+          true,
+        ),
+      }
+      this.#waiters.push(waiter)
+    })
   }
 
   async flush(): Promise<void> {
@@ -165,8 +201,10 @@ export class BufferedAccessLog implements AccessLogStore {
   #done(): void {
     this.#writing = undefined
     const room = this.#options.maxPending - this.#queue.length
-    if (room > 0 && this.#waiters.length > 0) {
-      for (const resolve of this.#waiters.splice(0, room)) resolve()
+    for (const waiter of this.#waiters.splice(0, Math.max(room, 0))) {
+      stopBackgroundTimer(waiter.timer)
+      this.#queue.push(waiter.entry)
+      waiter.resolve()
     }
     if (this.#queue.length >= this.#options.batchSize && this.#lastFailure === undefined) {
       this.#startWrite()

@@ -54,6 +54,8 @@ export interface AccessLogStats {
   readonly failedFlushes: number
   /** Requests that waited for room because `pending` reached its bound (back-pressure). */
   readonly waits: number
+  /** Requests refused (503) after waiting too long for room: the storage took no batch. */
+  readonly refused: number
 }
 
 /**
@@ -83,7 +85,8 @@ export interface AccessLogTable {
 export interface AccessLogStore extends Omit<AccessLogTable, 'append'> {
   /**
    * Queues `entry`. Returns `undefined`, or a promise when the queue is full (the storage
-   * falls behind): the caller waits for room, so memory stays bounded and no entry is dropped.
+   * falls behind): the caller waits for room, so memory stays bounded and no entry is dropped;
+   * the promise rejects with `StorageUnavailableError` when no room comes in time.
    */
   record(entry: AccessLogEntry): Promise<void> | undefined
   /** Commits everything queued so far. */

@@ -268,6 +268,11 @@ export class ServerMetrics {
       () => stats().waits,
     )
     counter(
+      'beneficiary_access_log_refused_total',
+      'Requests refused with a 503 after waiting too long for room in the access-log queue.',
+      () => stats().refused,
+    )
+    counter(
       'beneficiary_access_log_purged_total',
       'Access-log entries purged by the retention.',
       purged,
