@@ -3,7 +3,8 @@
  * network, so that a regression can be found where it happens. Token verification (cache hit
  * and miss), the limiter's take, the SQLite store's get by id and first page, the JSON of a
  * detail and of a list page, `service.get`, and the whole handler for a detail: without metrics,
- * with them (what counting a request costs), and answering 304 to If-None-Match.
+ * with them (what counting a request costs), and answering 304 to If-None-Match; then a detail
+ * and a list page with and without the access log (what recording a read costs, D35).
  *
  * Usage: `node dist/bench/micro.js --iterations 20000 --rows 100000`
  */
@@ -67,6 +68,7 @@ export async function runMicro(options: MicroOptions): Promise<MicroResult[]> {
 
   const dir = mkdtempSync(join(tmpdir(), 'beneficiary-micro-'))
   const storage = await openSqliteStorage({ path: join(dir, 'micro.db') })
+  let second: Awaited<ReturnType<typeof openSqliteStorage>> | undefined
   try {
     await seedBeneficiaries(storage, fakeBeneficiaries({ count: rows, seed: 7 }))
     const service = await createBeneficiaryService({ storage, limits: UNLIMITED })
@@ -100,6 +102,34 @@ export async function runMicro(options: MicroOptions): Promise<MicroResult[]> {
     const json = new JsonBytes()
     const handler = createHandler(service)
     const counted = createHandler(service, { metrics: { collector: new ServerMetrics() } })
+    // What recording every read costs (D35): the same file as `serve` opens it, its writes
+    // (the access log's batches among them) on the writer thread, with and without the log.
+    const threaded = await openSqliteStorage({ path: join(dir, 'micro.db'), writer: 'thread' })
+    second = threaded
+    const logged = createHandler(
+      await createBeneficiaryService({ storage: threaded, limits: UNLIMITED }),
+    )
+    const unlogged = createHandler(
+      await createBeneficiaryService({
+        storage: {
+          beneficiaries: threaded.beneficiaries,
+          clients: threaded.clients,
+          sessions: threaded.sessions,
+          signingKeys: threaded.signingKeys,
+          ping: () => threaded.ping(),
+          close: () => threaded.close(),
+        },
+        limits: UNLIMITED,
+      }),
+    )
+    const listRequest = {
+      method: 'GET',
+      path: '/v3/beneficiaries',
+      query: 'per_page=20',
+      headers: { authorization: `Bearer ${token}` },
+      body: undefined,
+      remoteAddress: '127.0.0.1',
+    }
     const detailRequest = (headers: Record<string, string>) => ({
       method: 'GET',
       path: `/v3/beneficiaries/${randomId()}`,
@@ -135,6 +165,10 @@ export async function runMicro(options: MicroOptions): Promise<MicroResult[]> {
       ['handler GET detail', () => handler(detailRequest({}))],
       ['handler GET detail, with metrics', () => counted(detailRequest({}))],
       ['handler GET detail, 304', () => handler(detailRequest({ 'if-none-match': '*' }))],
+      ['writer thread: handler GET detail, no access log', () => unlogged(detailRequest({}))],
+      ['writer thread: handler GET detail', () => logged(detailRequest({}))],
+      ['writer thread: handler GET list page, no access log', () => unlogged(listRequest)],
+      ['writer thread: handler GET list page', () => logged(listRequest)],
     ]
     const results: MicroResult[] = []
     for (const [name, operation] of pieces) {
@@ -142,6 +176,7 @@ export async function runMicro(options: MicroOptions): Promise<MicroResult[]> {
     }
     return results
   } finally {
+    await second?.close()
     await storage.close()
     rmSync(dir, { recursive: true, force: true })
   }

@@ -165,6 +165,28 @@ export class BeneficiaryClient {
     return this.#exchange.send('history', { id, query }, options)
   }
 
+  /**
+   * A beneficiary's access log (D35): who read the record, when, how and why, oldest first,
+   * paged like the history. Needs a client with the `audit` scope.
+   * @throws ApiError `not_found`, `validation_failed`, `insufficient_scope` (403)
+   */
+  accessLog(
+    id: number,
+    query: QueryOf<'accessLog'> = {},
+    options: CallOptions = NO_OPTIONS,
+  ): Answer<'accessLog'> {
+    return this.#exchange.send('accessLog', { id, query }, options)
+  }
+
+  /**
+   * Everything held about a beneficiary (D36): the record, its whole history and its access
+   * log, for a subject-access request. Needs the `audit` scope.
+   * @throws ApiError `not_found`, `insufficient_scope` (403)
+   */
+  exportBeneficiary(id: number, options: CallOptions = NO_OPTIONS): Answer<'export'> {
+    return this.#exchange.send('export', { id }, options)
+  }
+
   /** The server's OpenAPI document. */
   openapi(options: CallOptions = NO_OPTIONS): Answer<'openapi'> {
     return this.#exchange.send('openapi', {}, options)

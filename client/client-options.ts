@@ -55,6 +55,11 @@ export interface CallOptions {
   readonly signal?: AbortSignal | undefined
   /** Sent as `X-Request-Id` (D24): 1–128 characters of A–Z a–z 0–9 . _ : - */
   readonly requestId?: string | undefined
+  /**
+   * Sent as `X-Purpose` (D35): why the data is read, recorded in the access log with the
+   * answer. 1–200 visible ASCII characters and spaces.
+   */
+  readonly purpose?: string | undefined
 }
 
 /** Options of `create`. */

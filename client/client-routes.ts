@@ -138,6 +138,21 @@ export const CLIENT_ROUTES = Object.freeze({
     response: 'ProbeStatus',
     authenticated: false,
   }),
+  accessLog: route({
+    method: 'GET',
+    path: '/beneficiaries/{id}/access-log',
+    status: 200,
+    body: undefined,
+    response: 'PagedAccessLog',
+    query: 'HistoryQueryParams',
+  }),
+  export: route({
+    method: 'GET',
+    path: '/beneficiaries/{id}/export',
+    status: 200,
+    body: undefined,
+    response: 'BeneficiaryExport',
+  }),
   // A readiness probe that waited for the database would not say whether it answers now.
   ready: route({
     method: 'GET',

@@ -99,6 +99,7 @@ export class HttpExchange {
       call.link === undefined ? this.#url(route, call) : this.#follow(operation, call.link)
     const headers: Record<string, string> = { accept: 'application/json', ...call.headers }
     if (options.requestId !== undefined) headers['x-request-id'] = options.requestId
+    if (options.purpose !== undefined) headers['x-purpose'] = options.purpose
     const payload = call.body === undefined ? undefined : JSON.stringify(call.body)
     if (payload !== undefined) headers['content-type'] = 'application/json'
     const retryable =

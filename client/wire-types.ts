@@ -5,6 +5,8 @@ import type {
   CreateBeneficiaryBody,
   ErrorCode,
   FieldProblem,
+  AccessLogItem,
+  BeneficiaryExport,
   HistoryItem,
   HistoryQueryInput,
   ListQueryInput,
@@ -65,6 +67,8 @@ export interface ResponseBodies {
   readonly ProbeStatus: ProbeStatus
   readonly ReadyStatus: ReadyStatus
   readonly OpenApiDocument: OpenApiDocument
+  readonly PagedAccessLog: Paged<AccessLogItem>
+  readonly BeneficiaryExport: BeneficiaryExport
 }
 
 /** The query of each operation that reads one, by its schema's name in the core. */

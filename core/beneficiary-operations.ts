@@ -1,4 +1,5 @@
 import type { AccessTokenClaims } from './access-tokens.js'
+import { AccessRecorder, purposeOf } from './access-recorder.js'
 import type { Admission, Admitted } from './admission.js'
 import {
   type BeneficiaryCreated,
@@ -29,6 +30,7 @@ import {
 import { etagOf, historyEtagOf, ifMatchAdmits } from './etag.js'
 import { JsonBytes, SerializedJson } from './json-bytes.js'
 import { pageOf } from './pagination.js'
+import type { AccessOperation } from './ports/access-log-store.js'
 import type { Clock } from './ports/clock.js'
 import type { BeneficiaryStore, ListQuery } from './ports/beneficiary-store.js'
 import { createdOf, detailOf, historyItemOf, listItemOf, writeListItems } from './representation.js'
@@ -70,19 +72,23 @@ export class BeneficiaryOperations {
   readonly #sha256: Sha256
   readonly #settings: BeneficiarySettings
   readonly #json = new JsonBytes()
+  readonly #access: AccessRecorder
 
+  /** @param access Records the answers that carry personal data (D35); none by default. */
   constructor(
     store: BeneficiaryStore,
     clock: Clock,
     admission: Admission,
     hash: Sha256,
     settings: BeneficiarySettings,
+    access: AccessRecorder = new AccessRecorder(undefined, clock),
   ) {
     this.#store = store
     this.#clock = clock
     this.#admission = admission
     this.#sha256 = hash
     this.#settings = settings
+    this.#access = access
   }
 
   list(ctx: RequestContext, query: ListQueryInput): Promise<Result<Paged<BeneficiaryListItem>>> {
@@ -118,7 +124,13 @@ export class BeneficiaryOperations {
   ): Promise<Result<T>> {
     return this.#admission.admit('list', ctx, async ({ claims, rateLimit }) => {
       const params = parseListQuery(query)
+      const purpose = purposeOf(ctx.purpose)
       const page = await this.#store.list(listQueryOf(params))
+      const items = page.items
+      const ids = new Array<number>(items.length)
+      for (let i = 0; i < items.length; i++) ids[i] = items[i]!.id
+      const wait = this.#access.record(ctx, claims.clientId, 'list', ids, purpose)
+      if (wait !== undefined) await wait
       const paging = pageOf(
         `${this.#settings.basePath}/beneficiaries`,
         params.page,
@@ -137,9 +149,13 @@ export class BeneficiaryOperations {
   }
 
   get(ctx: RequestContext, id: string | number): Promise<Result<BeneficiaryDetail>> {
-    return this.#admitWithRecord('get', ctx, id, async ({ claims, rateLimit }, read) =>
-      detailResult(await read(), claims, rateLimit),
-    )
+    return this.#admitWithRecord('get', ctx, id, async ({ claims, rateLimit }, read) => {
+      const purpose = purposeOf(ctx.purpose)
+      const record = await read()
+      const wait = this.#accessed(ctx, claims, 'get', record.id, purpose)
+      if (wait !== undefined) await wait
+      return detailResult(record, claims, rateLimit)
+    })
   }
 
   create(ctx: RequestContext, body: RequestBody): Promise<Result<BeneficiaryCreated>> {
@@ -197,9 +213,12 @@ export class BeneficiaryOperations {
   ): Promise<Result<BeneficiaryDetail>> {
     return this.#admitWithRecord('update', ctx, id, async ({ claims, rateLimit }, read) => {
       const patch = parseUpdateInput(bodyOf(body), isoTime(this.#clock.now()).slice(0, 10))
+      const purpose = purposeOf(ctx.purpose)
       const record = await this.#change(ctx, claims, read, 'updated', (current) =>
         decideUpdate(current, patch),
       )
+      const wait = this.#accessed(ctx, claims, 'update', record.id, purpose)
+      if (wait !== undefined) await wait
       return detailResult(record, claims, rateLimit)
     })
   }
@@ -211,9 +230,12 @@ export class BeneficiaryOperations {
   ): Promise<Result<BeneficiaryDetail>> {
     return this.#admitWithRecord('setStatus', ctx, id, async ({ claims, rateLimit }, read) => {
       const input = parseStatusInput(bodyOf(body))
+      const purpose = purposeOf(ctx.purpose)
       const record = await this.#change(ctx, claims, read, 'status_changed', (current) =>
         decideStatusChange(current, input),
       )
+      const wait = this.#accessed(ctx, claims, 'status', record.id, purpose)
+      if (wait !== undefined) await wait
       return detailResult(record, claims, rateLimit)
     })
   }
@@ -243,12 +265,15 @@ export class BeneficiaryOperations {
     return this.#admission.admit('history', ctx, async ({ claims, rateLimit }) => {
       const beneficiaryId = parseId(id)
       const params = parseHistoryQuery(query)
+      const purpose = purposeOf(ctx.purpose)
       const page = await this.#store.history(
         beneficiaryId,
         (params.page - 1) * params.perPage,
         params.perPage,
       )
       if (page === undefined) throw new NotFoundError('The beneficiary was not found.')
+      const wait = this.#accessed(ctx, claims, 'history', beneficiaryId, purpose)
+      if (wait !== undefined) await wait
       const path = `${this.#settings.basePath}/beneficiaries/${beneficiaryId}/history`
       const { meta, links } = pageOf(path, params.page, params.perPage, page.total)
       return {
@@ -293,6 +318,17 @@ export class BeneficiaryOperations {
         })
       },
     )
+  }
+
+  /** Records an answer that carried the record `id` (D35): a promise only when the log is full. */
+  #accessed(
+    ctx: RequestContext,
+    claims: AccessTokenClaims,
+    operation: AccessOperation,
+    id: number,
+    purpose: string | null,
+  ): Promise<void> | undefined {
+    return this.#access.record(ctx, claims.clientId, operation, [id], purpose)
   }
 
   async #find(id: string | number): Promise<BeneficiaryRecord> {
@@ -371,7 +407,7 @@ function detailResult(
 }
 
 /** An id from a path: a positive integer in range, else the resource cannot exist (D12). */
-function parseId(id: string | number): number {
+export function parseId(id: string | number): number {
   const value = idOf(id)
   if (value === undefined) throw new NotFoundError('The beneficiary was not found.')
   return value

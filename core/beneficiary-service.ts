@@ -15,6 +15,7 @@ import type {
   CreateBeneficiaryBody,
   UpdateBeneficiaryBody,
 } from './beneficiary.js'
+import type { AccessLogItem, BeneficiaryExport } from './access-log-operations.js'
 import type { LoginBody, LogoutBody, RefreshBody } from './validation/auth-schemas.js'
 import type { StatusBody } from './validation/beneficiary-schemas.js'
 import type { HistoryQueryInput, ListQueryInput } from './validation/query-schemas.js'
@@ -34,6 +35,8 @@ export interface RequestContext {
   readonly idempotencyKey?: string | undefined
   /** Raw `If-Match` value: `*`, or one or more strong ETags separated by commas (D23). */
   readonly ifMatch?: string | undefined
+  /** Raw `X-Purpose` value: why the client reads, recorded in the access log (D35). */
+  readonly purpose?: string | undefined
 }
 
 /**
@@ -166,6 +169,21 @@ export interface BeneficiaryService {
     id: string | number,
     query?: HistoryQueryInput,
   ): Promise<Result<Paged<HistoryItem>>>
+  /**
+   * The beneficiary's access log (D35), oldest first, paged like the history; scope `audit`.
+   * @throws NotFoundError, ValidationError, InsufficientScopeError
+   */
+  accessLog(
+    ctx: RequestContext,
+    id: string | number,
+    query?: HistoryQueryInput,
+  ): Promise<Result<Paged<AccessLogItem>>>
+  /**
+   * Everything held about the beneficiary (D36): the record, its whole history and its whole
+   * access log; scope `audit`. Recorded in the access log as `export`.
+   * @throws NotFoundError, ValidationError, InsufficientScopeError
+   */
+  export(ctx: RequestContext, id: string | number): Promise<Result<BeneficiaryExport>>
   /** Operator functions for clients (D1). Not reachable over HTTP. */
   readonly clients: ClientAdmin
   /** Resolves when the storage answers (readiness). */

@@ -17,7 +17,8 @@ export interface ClientAdminOptions {
   readonly sha256?: Sha256
 }
 
-const SCOPES: readonly string[] = ['read', 'write']
+/** `audit` (D37) only when asked for by name: no default grants it. */
+const SCOPES: readonly string[] = ['read', 'write', 'audit']
 
 /**
  * The operator's functions for API clients (D1), on their own: no signing key and no service
@@ -53,7 +54,10 @@ class ClientAdministration implements ClientAdmin {
       problems.push({ field: 'name', message: 'must be 1 to 100 characters' })
     const scopes = [...new Set(input.scopes)]
     if (scopes.length === 0 || !scopes.every((scope) => SCOPES.includes(scope))) {
-      problems.push({ field: 'scopes', message: "must be one or more of 'read' and 'write'" })
+      problems.push({
+        field: 'scopes',
+        message: "must be one or more of 'read', 'write' and 'audit'",
+      })
     }
     if (problems.length > 0) throw new ValidationError(problems)
     const clientId = `cl_${randomToken(12)}`

@@ -1,3 +1,9 @@
+import {
+  AccessLogOperations,
+  type AccessLogItem,
+  type BeneficiaryExport,
+} from './access-log-operations.js'
+import { AccessRecorder } from './access-recorder.js'
 import { AccessTokens } from './access-tokens.js'
 import { Admission } from './admission.js'
 import { BeneficiaryOperations } from './beneficiary-operations.js'
@@ -141,11 +147,20 @@ export async function createBeneficiaryService(
     clock,
   )
   const admission = new Admission(tokens, storage.sessions, limiter)
+  const recorder = new AccessRecorder(storage.accessLog, clock)
   return new Service(
     new SessionOperations(storage, clock, tokens, admission, hash, settings),
-    new BeneficiaryOperations(storage.beneficiaries, clock, admission, hash, settings),
+    new BeneficiaryOperations(storage.beneficiaries, clock, admission, hash, settings, recorder),
     createClientAdmin({ storage, clock, sha256: hash }),
     storage,
+    new AccessLogOperations(
+      storage.beneficiaries,
+      storage.accessLog,
+      admission,
+      recorder,
+      clock,
+      settings,
+    ),
   )
 }
 
@@ -174,6 +189,7 @@ class Service implements BeneficiaryService {
   readonly #sessions: SessionOperations
   readonly #beneficiaries: BeneficiaryOperations
   readonly #storage: Storage
+  readonly #accessLog: AccessLogOperations
   readonly clients: ClientAdmin
 
   constructor(
@@ -181,11 +197,13 @@ class Service implements BeneficiaryService {
     beneficiaries: BeneficiaryOperations,
     clients: ClientAdmin,
     storage: Storage,
+    accessLog: AccessLogOperations,
   ) {
     this.#sessions = sessions
     this.#beneficiaries = beneficiaries
     this.clients = clients
     this.#storage = storage
+    this.#accessLog = accessLog
   }
 
   ready(): Promise<void> {
@@ -252,5 +270,17 @@ class Service implements BeneficiaryService {
     query: HistoryQueryInput = {},
   ): Promise<Result<Paged<HistoryItem>>> {
     return this.#beneficiaries.history(ctx, id, query)
+  }
+
+  accessLog(
+    ctx: RequestContext,
+    id: string | number,
+    query: HistoryQueryInput = {},
+  ): Promise<Result<Paged<AccessLogItem>>> {
+    return this.#accessLog.accessLog(ctx, id, query)
+  }
+
+  export(ctx: RequestContext, id: string | number): Promise<Result<BeneficiaryExport>> {
+    return this.#accessLog.export(ctx, id)
   }
 }

@@ -118,3 +118,20 @@ export type { OperationName, OperationPolicy } from './operations.js'
 export type { Sha256 } from './crypto.js'
 export { importWithPeers, MissingPeerDependencyError } from './missing-peer-dependency-error.js'
 export type { PeerPackage } from './missing-peer-dependency-error.js'
+export { BufferedAccessLog } from './buffered-access-log.js'
+export type { AccessLogBuffering } from './buffered-access-log.js'
+export { accessLogItemOf } from './access-log-operations.js'
+export type { AccessLogItem, BeneficiaryExport } from './access-log-operations.js'
+export { MAX_PURPOSE_LENGTH, purposeOf } from './access-recorder.js'
+export type {
+  AccessLogCursor,
+  AccessLogEntry,
+  AccessLogScan,
+  AccessLogStats,
+  AccessLogStore,
+  AccessLogTable,
+  AccessOperation,
+  StoredAccessLogEntry,
+} from './ports/access-log-store.js'
+export { AccessLogRetention } from './access-log-retention.js'
+export type { AccessLogRetentionOptions } from './access-log-retention.js'

@@ -12,9 +12,14 @@ export type OperationName =
   | 'remove'
   | 'setStatus'
   | 'history'
+  | 'accessLog'
+  | 'export'
 
-/** A scope a token may hold (D2). */
-export type Scope = 'read' | 'write'
+/**
+ * A scope a token may hold (D2): `audit` (D37) reads who read a record and exports everything
+ * held about a person, and is granted only to a client created with it.
+ */
+export type Scope = 'read' | 'write' | 'audit'
 
 /** What the service requires of a request before it does an operation's work. */
 export interface OperationPolicy {
@@ -102,6 +107,20 @@ export const OPERATIONS: Readonly<Record<OperationName, OperationPolicy>> = Obje
   history: {
     authenticated: true,
     scopes: ['read'],
+    limitClass: 'standard',
+    limitKey: 'client',
+    body: false,
+  },
+  accessLog: {
+    authenticated: true,
+    scopes: ['audit'],
+    limitClass: 'standard',
+    limitKey: 'client',
+    body: false,
+  },
+  export: {
+    authenticated: true,
+    scopes: ['audit'],
     limitClass: 'standard',
     limitKey: 'client',
     body: false,

@@ -1,3 +1,4 @@
+import { RECORDED_OPERATIONS } from '../core/access-recorder.js'
 import type { ApiRequest } from './api-request.js'
 import type { ApiResponse } from './api-response.js'
 import { HEADERS } from './openapi-components.js'
@@ -131,6 +132,7 @@ function requestHeaders(route: Route): string {
   if (service?.policy.body === true) names.push('Content-Type')
   if (service?.idempotencyKey === true) names.push('Idempotency-Key')
   if (service?.ifMatch === true) names.push('If-Match')
+  if (service !== undefined && RECORDED_OPERATIONS.has(service.operation)) names.push('X-Purpose')
   if (honoursIfNoneMatch(route)) names.push('If-None-Match')
   return names.join(', ')
 }

@@ -273,6 +273,7 @@ class RequestHandler {
       requestId,
       idempotencyKey: headers['idempotency-key'],
       ifMatch: headers['if-match'],
+      purpose: headers['x-purpose'],
     }
   }
 

@@ -22,6 +22,11 @@ import {
   TokenResponse,
   UpdateBeneficiaryBody,
 } from '../core/validation/index.js'
+import {
+  AccessLogItem,
+  BeneficiaryExport,
+  PagedAccessLog,
+} from '../core/validation/access-log-schemas.js'
 import { ERROR_CODES } from './error-status.js'
 
 /** A JSON object of the OpenAPI document. */
@@ -112,6 +117,9 @@ export const SCHEMAS = {
     type: 'string',
     description: 'Prometheus text exposition format 0.0.4: one sample per line.',
   },
+  AccessLogEntry: AccessLogItem,
+  PagedAccessLog,
+  BeneficiaryExport,
 } as const satisfies Readonly<Record<string, TSchema | Json>>
 
 /** The name of a schema under `#/components/schemas`. */

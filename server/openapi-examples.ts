@@ -190,6 +190,48 @@ export const SUCCESS_EXAMPLES: Readonly<
     ...one('Ready', { status: 'ready' }),
     ...one('Degraded', { status: 'degraded', degraded: ['rate_limits'] }),
   },
+  accessLog: one('Read twice', {
+    data: [
+      {
+        at: UPDATED_AT,
+        client_id: CLIENT_ID,
+        request_id: '4eda0aa9-1813-4253-80b0-5c855ff9e4d7',
+        operation: 'update',
+        purpose: null,
+      },
+      {
+        at: '2026-11-23T09:02:11.480Z',
+        client_id: CLIENT_ID,
+        request_id: '1b0f1f8e-8a55-4b0e-9d0c-5f6c2f1a7d42',
+        operation: 'get',
+        purpose: 'eligibility review',
+      },
+    ],
+    meta: { current_page: 1, total_pages: 1, total_count: 2, per_page: 20 },
+    links: links('/beneficiaries/1/access-log', 'per_page=20'),
+  }),
+  export: one('Subject-access export', {
+    beneficiary: UPDATED,
+    history: [
+      {
+        at: UPDATED_AT,
+        action: 'updated',
+        client_id: CLIENT_ID,
+        request_id: '4eda0aa9-1813-4253-80b0-5c855ff9e4d7',
+        changes: [{ field: 'phone', old: null, new: '+390612345678' }],
+      },
+    ],
+    access_log: [
+      {
+        at: '2026-11-23T09:02:11.480Z',
+        client_id: CLIENT_ID,
+        request_id: '1b0f1f8e-8a55-4b0e-9d0c-5f6c2f1a7d42',
+        operation: 'get',
+        purpose: 'eligibility review',
+      },
+    ],
+    exported_at: '2026-11-24T10:00:00.000Z',
+  }),
   metrics: one(
     'Samples',
     '# HELP beneficiary_http_requests_total Requests answered, by route pattern, method and status.\n# TYPE beneficiary_http_requests_total counter\nbeneficiary_http_requests_total{route="/v3/beneficiaries/{id}",method="GET",status="200"} 42\n',

@@ -1,4 +1,5 @@
 import { HEADERS, SCHEMAS, type Json } from './openapi-components.js'
+import { RECORDED_OPERATIONS } from '../core/access-recorder.js'
 import type { ErrorStatus } from './openapi-errors.js'
 import { PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from './openapi-examples.js'
 import {
@@ -36,7 +37,7 @@ const BODY_ERRORS: readonly ErrorStatus[] = [400, 408, 413, 415]
 
 const DESCRIPTION = `HTTP/JSON API for managing beneficiaries: the people registered with a client system such as a welfare or benefit programme.
 
-Log in with client credentials (\`POST /v3/auth/login\`) and send the access token as \`Authorization: Bearer …\`. A token holds the scopes \`read\` (every GET) and \`write\` (changes); PUT and the status transition answer with the record, so their token needs \`read\` as well as \`write\`.
+Log in with client credentials (\`POST /v3/auth/login\`) and send the access token as \`Authorization: Bearer …\`. A token holds the scopes \`read\` (every GET) and \`write\` (changes); PUT and the status transition answer with the record, so their token needs \`read\` as well as \`write\`. The scope \`audit\`, granted only to a client created with it, reads a beneficiary's access log and its subject-access export; \`read\` alone does not.
 
 Every response carries \`X-Request-Id\`, \`Cache-Control: no-store\` and \`X-Content-Type-Options: nosniff\`. Errors use one body, \`{"error", "message", "code", "details"?, "retry_after"?, "request_id"}\`, with \`code\` equal to the HTTP status and \`error\` one of the \`ErrorCode\` identifiers. HEAD is answered wherever GET is, with the same status, headers, scope and limit class and no body. An unknown path is 404; a known path with a method it does not answer is 405 \`method_not_allowed\` with an \`Allow\` header.
 
@@ -119,6 +120,14 @@ function operationObject(route: Route): Json {
       schema,
       ...(example !== undefined && { example }),
     })
+  }
+  if (service !== undefined && RECORDED_OPERATIONS.has(service.operation)) {
+    parameters.push(
+      headerParameter(
+        'X-Purpose',
+        'Why you read the data, recorded with the answer in the access log: 1–200 visible ASCII characters and spaces; anything else is 422 `validation_failed` naming `X-Purpose`.',
+      ),
+    )
   }
   if (service?.idempotencyKey === true) {
     parameters.push(
@@ -208,6 +217,10 @@ function errorStatuses(route: Route): readonly ErrorStatus[] {
     429,
     503,
     ...route.errors,
+    // X-Purpose (D35) is validated wherever it is read.
+    ...(RECORDED_OPERATIONS.has(route.operation) && !route.errors.includes(422)
+      ? ([422] as const)
+      : []),
   ]
 }
 

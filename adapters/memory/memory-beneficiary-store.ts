@@ -170,6 +170,25 @@ export class MemoryBeneficiaryStore implements BeneficiaryStore {
     return 'done'
   }
 
+  /**
+   * Deletes at most `limit` history entries older than `before`, of any record, kept ones of
+   * deleted records included (D37); how many it deleted.
+   */
+  async purgeHistory(before: number, limit: number): Promise<number> {
+    this.#assertOpen()
+    let purged = 0
+    for (const [id, entries] of this.#history) {
+      if (purged >= limit) break
+      let expired = 0
+      while (expired < entries.length && purged < limit && entries[expired]!.at < before) {
+        expired++
+        purged++
+      }
+      if (expired > 0) this.#history.set(id, entries.slice(expired))
+    }
+    return purged
+  }
+
   /** A page of the record's frozen history entries, oldest first; `undefined` once deleted. */
   async history(
     id: number,

@@ -1,4 +1,7 @@
+import { BufferedAccessLog } from '../../core/buffered-access-log.js'
+import type { HistoryPurge } from '../../core/ports/history-purge.js'
 import type { Storage } from '../../core/ports/storage.js'
+import { MemoryAccessLogTable } from './memory-access-log.js'
 import { MemoryBeneficiaryStore } from './memory-beneficiary-store.js'
 import { MemoryClientStore } from './memory-client-store.js'
 import { MemorySessionStore } from './memory-session-store.js'
@@ -23,6 +26,10 @@ export class MemoryStorage implements Storage {
   readonly clients: MemoryClientStore
   readonly sessions: MemorySessionStore
   readonly signingKeys: MemorySigningKeyStore
+  /** The access log (D35), batched as on the other storages. */
+  readonly accessLog: BufferedAccessLog
+  /** Retention of the history (D37). */
+  readonly historyRetention: HistoryPurge
   #closed = false
 
   constructor() {
@@ -31,6 +38,10 @@ export class MemoryStorage implements Storage {
     this.clients = new MemoryClientStore(assertOpen)
     this.sessions = new MemorySessionStore(assertOpen, (clientId) => this.clients.isLive(clientId))
     this.signingKeys = new MemorySigningKeyStore(assertOpen)
+    this.accessLog = new BufferedAccessLog(new MemoryAccessLogTable(assertOpen))
+    this.historyRetention = {
+      purge: (before, limit) => this.beneficiaries.purgeHistory(before, limit),
+    }
   }
 
   /**
@@ -43,6 +54,7 @@ export class MemoryStorage implements Storage {
 
   /** Closes the storage: every later call, `ping` included, rejects. Closing twice is harmless. */
   async close(): Promise<void> {
+    if (!this.#closed) await this.accessLog.close()
     this.#closed = true
   }
 

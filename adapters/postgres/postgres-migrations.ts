@@ -171,6 +171,34 @@ const bulkLoads = statements([
   )`,
 ])
 
+/**
+ * The access log (D35): one row per answer that carried personal data, ids only, and one row
+ * per record named in it, keyed to read one person's log in order; no foreign key, as the log
+ * of a deleted record outlives it until its retention. The index on the history's `at` lets
+ * retention (D37) find expired history entries.
+ */
+const accessLog = statements([
+  `CREATE TABLE %s.access_log (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    at bigint NOT NULL,
+    client_id text NOT NULL,
+    request_id text NOT NULL,
+    operation text NOT NULL,
+    purpose text,
+    beneficiary_ids text NOT NULL
+  )`,
+  'CREATE INDEX access_log_at ON %s.access_log (at, id)',
+  'CREATE INDEX access_log_client ON %s.access_log (client_id, at, id)',
+  `CREATE TABLE %s.access_log_records (
+    beneficiary_id bigint NOT NULL,
+    at bigint NOT NULL,
+    entry_id bigint NOT NULL,
+    PRIMARY KEY (beneficiary_id, at, entry_id)
+  )`,
+  'CREATE INDEX access_log_records_entry ON %s.access_log_records (entry_id)',
+  'CREATE INDEX beneficiary_history_at ON %s.beneficiary_history (at)',
+])
+
 /** Records per statement of `nameKeysFolded`. */
 const REKEYED_ROWS = 10_000
 
@@ -243,6 +271,7 @@ export function postgresMigrations(schema: string): Readonly<Record<string, Migr
     '0001_core_schema': coreSchema(schema),
     '0002_name_keys_folded': nameKeysFolded(schema),
     '0003_bulk_loads': bulkLoads(schema),
+    '0005_access_log': accessLog(schema),
   })
 }
 

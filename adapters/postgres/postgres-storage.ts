@@ -1,4 +1,7 @@
+import { BufferedAccessLog } from '../../core/buffered-access-log.js'
 import type { Storage } from '../../core/ports/storage.js'
+import type { HistoryPurge } from '../../core/ports/history-purge.js'
+import { PostgresAccessLogTable, postgresHistoryPurge } from './postgres-access-log.js'
 import type { BatchLimits, BatchListener, Batching } from './postgres-batcher.js'
 import { PostgresBeneficiaryStore } from './postgres-beneficiary-store.js'
 import { RelationalClientStore } from '../relational/relational-client-store.js'
@@ -52,6 +55,10 @@ export class PostgresStorage implements Storage {
   readonly clients: RelationalClientStore
   readonly sessions: RelationalSessionStore
   readonly signingKeys: RelationalSigningKeyStore
+  /** The access log (D35): each batch one statement on the pool. */
+  readonly accessLog: BufferedAccessLog
+  /** Retention of the history (D37). */
+  readonly historyRetention: HistoryPurge
   /** The schema that holds the tables. */
   readonly schema: string
   /** The migrations `openPostgresStorage` applied when it opened the storage, in order. */
@@ -105,6 +112,10 @@ export class PostgresStorage implements Storage {
     this.clients = new RelationalClientStore(statements, assertOpen)
     this.sessions = new RelationalSessionStore(statements, assertOpen, tokens)
     this.signingKeys = new RelationalSigningKeyStore(statements, assertOpen)
+    this.accessLog = new BufferedAccessLog(
+      new PostgresAccessLogTable(pool, this.schema, assertOpen),
+    )
+    this.historyRetention = postgresHistoryPurge(pool, this.schema, assertOpen)
   }
 
   /**
@@ -154,6 +165,8 @@ export class PostgresStorage implements Storage {
    */
   async close(): Promise<void> {
     if (this.#closed) return
+    // Before anything stops: the entries still queued are committed.
+    await this.accessLog.close().catch(() => undefined)
     this.#closed = true
     await Promise.all(this.#background)
     if (this.#ownsPool) await this.#pool.end()

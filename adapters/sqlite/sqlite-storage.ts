@@ -1,8 +1,11 @@
 import { closeSync, fchmodSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
+import { BufferedAccessLog } from '../../core/buffered-access-log.js'
 import { StorageUnavailableError } from '../../core/errors.js'
 import type { Storage } from '../../core/ports/storage.js'
 import { SqliteBeneficiaryStore } from './writes/sqlite-beneficiary-store.js'
+import type { HistoryPurge } from '../../core/ports/history-purge.js'
+import { SqliteAccessLogTable, sqliteHistoryPurge } from './sqlite-access-log.js'
 import { SqliteDataVersion } from './sqlite-data-version.js'
 import { RelationalClientStore } from '../relational/relational-client-store.js'
 import { RelationalSessionStore } from '../relational/relational-session-store.js'
@@ -73,6 +76,10 @@ export class SqliteStorage implements Storage {
   readonly clients: RelationalClientStore
   readonly sessions: RelationalSessionStore
   readonly signingKeys: RelationalSigningKeyStore
+  /** The access log (D35): batches written in one transaction each, on the writer. */
+  readonly accessLog: BufferedAccessLog
+  /** Retention of the history (D37), on the writer. */
+  readonly historyRetention: HistoryPurge
   /** The migrations `openSqliteStorage` applied when it opened the storage, in order. */
   readonly migrationsApplied: readonly string[]
   readonly #db: Database.Database
@@ -136,6 +143,10 @@ export class SqliteStorage implements Storage {
     this.clients = new RelationalClientStore(statements, assertOpen, () => tokens.forget())
     this.sessions = new RelationalSessionStore(statements, assertOpen, tokens)
     this.signingKeys = new RelationalSigningKeyStore(statements, assertOpen)
+    this.accessLog = new BufferedAccessLog(
+      new SqliteAccessLogTable(db, assertOpen, (batch) => statements.transaction(batch)),
+    )
+    this.historyRetention = sqliteHistoryPurge(assertOpen, (batch) => statements.transaction(batch))
   }
 
   /** Whether the writes run on a thread of the storage's own (`writer: 'thread'`), and it runs. */
@@ -192,6 +203,8 @@ export class SqliteStorage implements Storage {
    */
   async close(): Promise<void> {
     if (this.#closed) return
+    // Before anything stops: the entries still queued are committed.
+    await this.accessLog.close().catch(() => undefined)
     this.#closed = true
     // Writes already accepted are committed, not dropped; the writer thread commits and
     // answers its own before it ends.

@@ -1,5 +1,7 @@
+import type { AccessLogStore } from './access-log-store.js'
 import type { BeneficiaryStore } from './beneficiary-store.js'
 import type { ClientStore } from './client-store.js'
+import type { HistoryPurge } from './history-purge.js'
 import type { SessionStore } from './session-store.js'
 import type { SigningKeyStore } from './signing-key-store.js'
 
@@ -14,6 +16,13 @@ export interface Storage {
   readonly clients: ClientStore
   readonly sessions: SessionStore
   readonly signingKeys: SigningKeyStore
+  /**
+   * The access log (D35). Optional for storages written before it: without one, nothing is
+   * recorded and the access-log and export operations answer 503 `service_unavailable`.
+   */
+  readonly accessLog?: AccessLogStore
+  /** Deletes expired history entries, when the operator sets a maximum age (D37). */
+  readonly historyRetention?: HistoryPurge
   /** Resolves when the storage can answer queries (the server's readiness probe); rejects otherwise. */
   ping(): Promise<void>
   /** Releases connections. The storage is unusable afterwards. */

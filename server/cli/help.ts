@@ -33,6 +33,8 @@ Commands:
   migrate                 Bring the database schema up to date
   backup --to FILE        Copy the database to FILE while it stays in use
   seed --count N          Add N made-up beneficiaries, for trying the API and benchmarks
+  audit                   Write the access log as NDJSON: who read which records, when, why
+  audit export ID         Everything held about one beneficiary, as one JSON document
 
 Options:
   -h, --help              Show this help
@@ -119,7 +121,15 @@ ${DB}
                             always_off or traceidratio (OTEL_TRACES_SAMPLER, default
                             parentbased_always_on)
   --otel-sampler-arg R      The share of traces the traceidratio samplers keep, 0 to 1
-                            (OTEL_TRACES_SAMPLER_ARG, default 1)`
+                            (OTEL_TRACES_SAMPLER_ARG, default 1)
+  --access-log-days D       Days an access-log entry is kept before the service purges
+                            it (ACCESS_LOG_RETENTION_DAYS, default 400; docs/access-log.md)
+  --purge-batch N           Entries deleted per purge transaction (PURGE_BATCH_SIZE,
+                            default 500)
+  --purge-pause MS          Pause between two purge batches: the purge's pace
+                            (PURGE_PAUSE_MS, default 1000)
+  --history-days D          Days a history entry is kept (HISTORY_RETENTION_DAYS,
+                            default none: kept while its record exists)`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 
@@ -142,8 +152,9 @@ is shown this once only; only its hash is kept. Creates the database when there 
 
 Options:
   --name NAME         Who the client is
-  --scopes LIST       Space- or comma-separated scopes among read and write (default
-                      "read write")
+  --scopes LIST       Space- or comma-separated scopes among read, write and audit
+                      (default "read write"). audit reads the access log and the
+                      subject-access export; only a client created with it has it
 ${DB}`
 
 export const CLIENTS_LIST_HELP = `Usage: beneficiaries clients list [options]
@@ -246,3 +257,27 @@ Options:
   --seed N            Seed of the generator: the same seed gives the same rows (default 1)
   --batch-size N      PostgreSQL: records per transaction, 1 to 100,000 (default 10,000)
 ${DB}`
+
+export const AUDIT_HELP = `Usage: beneficiaries audit [options]
+
+Writes the access log (who read which records, when, by which operation and why) to standard
+output as NDJSON, one entry a line, oldest first: {"id","at","client_id","request_id",
+"operation","beneficiary_ids","purpose"}. On a terminal, standard error counts the entries
+written. The database must exist; nothing in it changes.
+
+Options:
+  --beneficiary ID    Only the entries whose answers carried this record
+  --client ID         Only the entries of this API client
+  --from WHEN         From this day (2026-11-01) or instant (ISO 8601) on
+  --to WHEN           Up to this day, included, or before this instant
+${EXISTING_DB}`
+
+export const AUDIT_EXPORT_HELP = `Usage: beneficiaries audit export ID [options]
+
+Prints everything held about the beneficiary ID as one JSON document, for a subject-access
+request: {"beneficiary","history","access_log","exported_at"}, as the API's export answers.
+The export is recorded in the access log, with the client id operator:cli.
+
+Options:
+  --purpose TEXT      Why, recorded with the export (1 to 200 visible ASCII characters)
+${EXISTING_DB}`

@@ -2,6 +2,7 @@ import { MissingPeerDependencyError } from '../../core/missing-peer-dependency-e
 import { TransportUnavailableError } from '../transports/transport-unavailable-error.js'
 import { CommandFailedError, UsageError } from './cli-error.js'
 import type { CliIo } from './cli-io.js'
+import { auditCommand } from './audit-command.js'
 import { clientsCommand } from './clients-command.js'
 import { didYouMean, nearest } from './did-you-mean.js'
 import { keysCommand } from './keys-command.js'
@@ -19,6 +20,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   migrate: migrateCommand,
   backup: backupCommand,
   seed: seedCommand,
+  audit: auditCommand,
 }
 
 /** The long options the tool takes before any command (`-h` and `-v` are their short forms). */

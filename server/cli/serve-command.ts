@@ -1,5 +1,7 @@
 import { nodeSha256 } from '../node-sha256.js'
-import { createBeneficiaryService } from '../../core/index.js'
+import { createBeneficiaryService, systemClock } from '../../core/index.js'
+import { AccessLogRetention } from '../../core/access-log-retention.js'
+import { describeError } from '../describe-error.js'
 import type pino from 'pino'
 import { createLogger } from '../logger.js'
 import type { TransportName } from '../transports/transport.js'
@@ -51,6 +53,10 @@ const OPTIONS = {
   'otel-service-name': { type: 'string' },
   'otel-sampler': { type: 'string' },
   'otel-sampler-arg': { type: 'string' },
+  'access-log-days': { type: 'string' },
+  'purge-batch': { type: 'string' },
+  'purge-pause': { type: 'string' },
+  'history-days': { type: 'string' },
 } as const
 
 /** `db.system.name` of the storage spans, in OpenTelemetry's names. */
@@ -115,6 +121,27 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   }
   let server: RunningServer
   let limits: SharedLimits | undefined
+  // D37: expired access-log entries go in small batches, at the pace the operator set.
+  const retention =
+    storage.accessLog === undefined
+      ? undefined
+      : new AccessLogRetention(
+          storage.accessLog,
+          systemClock,
+          config.retention,
+          storage.historyRetention,
+        )
+  if (metrics !== undefined && storage.accessLog !== undefined && retention !== undefined) {
+    const log = storage.accessLog
+    metrics.watchAccessLog(
+      () => log.stats,
+      () => retention.purged,
+      () => retention.purgedHistory,
+    )
+  }
+  retention?.observeFailures((error) =>
+    logger.error({ err: describeError(error) }, 'Access-log purge failed; retried after the pause'),
+  )
   try {
     if (config.redis !== undefined) {
       limits = await openSharedLimits(config.redis, logger, tracing)
@@ -164,6 +191,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       corsOrigins: config.corsOrigins,
       tracing,
     })
+    retention?.start()
   } catch (error) {
     await limits?.close()
     await database.close()
@@ -191,6 +219,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   for (const again of ['SIGTERM', 'SIGINT'] as const) ignoreWhileStopping(io, again, logger)
   logger.info({ signal }, 'Shutting down: no new connections, finishing requests in flight')
   await server.close(config.graceMs)
+  await retention?.stop()
   await limits?.close()
   await database.close()
   // Last, so that the spans of the requests that finished during the stop are sent too.

@@ -62,6 +62,14 @@ export interface ServeConfig {
   readonly corsOrigins: readonly string[]
   /** Where spans go over OTLP/HTTP; `undefined`: tracing is off. */
   readonly tracing: TracingTarget | undefined
+  /** Access-log retention (D37): days kept, entries per purge batch, pause between batches. */
+  readonly retention: {
+    readonly days: number
+    readonly batchSize: number
+    readonly pauseMs: number
+    /** History entries older than this are purged; `undefined`: kept while the record exists. */
+    readonly historyDays: number | undefined
+  }
 }
 
 /** The OTLP/HTTP receiver the spans are sent to, and the name they are sent under. */
@@ -157,6 +165,12 @@ export function readServeConfig(settings: Settings): ServeConfig {
     redis: readRedis(settings),
     corsOrigins: readCorsOrigins(settings),
     tracing: readTracing(settings),
+    retention: {
+      days: settings.integer('access-log-days', 'ACCESS_LOG_RETENTION_DAYS', 400, 1, 36_500),
+      batchSize: settings.integer('purge-batch', 'PURGE_BATCH_SIZE', 500, 1, 10_000),
+      pauseMs: settings.integer('purge-pause', 'PURGE_PAUSE_MS', 1000, 10, 3_600_000),
+      historyDays: settings.integer('history-days', 'HISTORY_RETENTION_DAYS', undefined, 1, 36_500),
+    },
   }
 }
 

@@ -1,3 +1,4 @@
+import type { AccessLogStats } from '../../core/ports/access-log-store.js'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { RateLimitedError, StorageUnavailableError } from '../../core/errors.js'
 import { OPERATIONS } from '../../core/operations.js'
@@ -226,6 +227,67 @@ export class ServerMetrics {
       collect() {
         const now = usage()
         if (now !== undefined) this.set(now.waiting)
+      },
+    })
+  }
+
+  /**
+   * The access log's counters (D35, D37), read when scraped: entries written, pending, failed
+   * batches, requests that waited for room, and entries purged by the retention.
+   */
+  watchAccessLog(
+    stats: () => AccessLogStats,
+    purged: () => number,
+    purgedHistory: () => number,
+  ): void {
+    const registers = [this.registry]
+    const counter = (name: string, help: string, read: () => number): void => {
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset()
+          this.inc(read())
+        },
+      })
+    }
+    counter(
+      'beneficiary_access_log_written_total',
+      'Access-log entries committed.',
+      () => stats().written,
+    )
+    counter(
+      'beneficiary_access_log_failed_batches_total',
+      'Access-log batches whose write failed; their entries are written again.',
+      () => stats().failedFlushes,
+    )
+    counter(
+      'beneficiary_access_log_waits_total',
+      'Requests that waited for room in the full access-log queue (back-pressure).',
+      () => stats().waits,
+    )
+    counter(
+      'beneficiary_access_log_refused_total',
+      'Requests refused with a 503 after waiting too long for room in the access-log queue.',
+      () => stats().refused,
+    )
+    counter(
+      'beneficiary_access_log_purged_total',
+      'Access-log entries purged by the retention.',
+      purged,
+    )
+    counter(
+      'beneficiary_history_purged_total',
+      'History entries purged by their maximum age (--history-days).',
+      purgedHistory,
+    )
+    new Gauge({
+      name: 'beneficiary_access_log_pending',
+      help: 'Access-log entries recorded and not yet committed.',
+      registers,
+      collect() {
+        this.set(stats().pending)
       },
     })
   }

@@ -49,6 +49,9 @@ export function tracedStorage(storage: Storage, around: SpanAround): Storage {
     clients: tracedPort(storage.clients, 'clients', CLIENT_STORE, around),
     sessions: tracedPort(storage.sessions, 'sessions', SESSION_STORE, around),
     signingKeys: tracedPort(storage.signingKeys, 'signing_keys', SIGNING_KEY_STORE, around),
+    // Untraced: `record` only queues, and its batches are written off the request's path.
+    ...(storage.accessLog !== undefined && { accessLog: storage.accessLog }),
+    ...(storage.historyRetention !== undefined && { historyRetention: storage.historyRetention }),
     ping: () => storage.ping(),
     close: () => storage.close(),
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { describeAccessLogContract } from './access-log.contract.js'
 import { describeBeneficiaryIdempotencyContract } from './beneficiary-idempotency.contract.js'
 import { describeBeneficiaryListContract } from './beneficiary-list.contract.js'
 import { describeBeneficiaryRecordsContract } from './beneficiary-records.contract.js'
@@ -32,6 +33,7 @@ export function describeStorageContract(options: StorageContractOptions): void {
     describeClientStoreContract(storage)
     describeSessionStoreContract(storage)
     describeSigningKeyStoreContract(storage)
+    describeAccessLogContract(storage)
 
     describe('storage', () => {
       it('resolves ping while open', async () => {

@@ -385,4 +385,44 @@ describe('three instances on one database and one Redis (D30, D31)', async () =>
       await assertWriteLimitShared(g, session, (n) => person(n, `${TAG}After`), 'after the outage')
     },
   )
+
+  it(
+    'records one access-log entry per instance that answered a read, in one log (D35)',
+    { skip },
+    async () => {
+      const g = instances()
+      const [client] = await provision(url, 1)
+      const session = await g.signIn(g.next(), client!)
+      const created = await g.send(g.next(), 'POST', '/v3/beneficiaries', {
+        session,
+        body: person(90_001, `${TAG}Read`),
+      })
+      assert.equal(created.status, 201, created.body)
+      const id = Number(created.json!['id'])
+      const requestIds = every.map((i) => `${TAG}-read-on-${i}`)
+      for (const i of every) {
+        const read = await g.send(i, 'GET', `/v3/beneficiaries/${id}`, {
+          session,
+          headers: { 'x-request-id': requestIds[i]!, 'x-purpose': 'multi-instance' },
+        })
+        assert.equal(read.status, 200, read.body)
+      }
+      const auditor = JSON.parse(
+        await operator(url, ['clients', 'create', '--name', 'dpo', '--scopes', 'read audit']),
+      ) as { client_id: string; client_secret: string }
+      const audit = await g.signIn(g.next(), auditor)
+      // Each instance writes its own queue within a second (docs/access-log.md): poll so long.
+      let logged: string[] = []
+      for (const deadline = performance.now() + 5000; performance.now() < deadline;) {
+        const log = await g.send(g.next(), 'GET', `/v3/beneficiaries/${id}/access-log`, {
+          session: audit,
+        })
+        assert.equal(log.status, 200, log.body)
+        logged = (log.json!['data'] as { request_id: string }[]).map((entry) => entry.request_id)
+        if (logged.length >= 3) break
+        await delay(100)
+      }
+      assert.deepEqual(logged.sort(), [...requestIds].sort())
+    },
+  )
 })

@@ -156,6 +156,8 @@ export function delegateTo(
     list: (ctx, query) => service.list(ctx, query),
     listJson: (ctx, query) => service.listJson(ctx, query),
     get: (ctx, id) => service.get(ctx, id),
+    accessLog: (ctx, id, query) => service.accessLog(ctx, id, query),
+    export: (ctx, id) => service.export(ctx, id),
     create: (ctx, body) => service.create(ctx, body),
     update: (ctx, id, body) => service.update(ctx, id, body),
     remove: (ctx, id) => service.remove(ctx, id),
