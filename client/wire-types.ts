@@ -17,6 +17,7 @@ import type {
   TokenResponse,
   UpdateBeneficiaryBody,
 } from '../core/index.js'
+import type { ChangeEventPage, EventsQueryInput } from '../core/index.js'
 
 // Types only: this file compiles to nothing, so a host that imports the client loads no core,
 // server or adapter code. Each name is the schema's name under `#/components/schemas` of the
@@ -65,12 +66,14 @@ export interface ResponseBodies {
   readonly ProbeStatus: ProbeStatus
   readonly ReadyStatus: ReadyStatus
   readonly OpenApiDocument: OpenApiDocument
+  readonly ChangeEventPage: ChangeEventPage
 }
 
 /** The query of each operation that reads one, by its schema's name in the core. */
 export interface Queries {
   readonly ListQueryParams: ListQueryInput
   readonly HistoryQueryParams: HistoryQueryInput
+  readonly EventsQueryParams: EventsQueryInput
 }
 
 /**

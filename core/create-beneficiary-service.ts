@@ -16,6 +16,7 @@ import type {
   Result,
 } from './beneficiary-service.js'
 import { createClientAdmin } from './client-admin.js'
+import { EventFeed, type ChangeEventPage, type EventsQueryInput } from './events.js'
 import { sha256, type Sha256 } from './crypto.js'
 import type { SerializedJson } from './json-bytes.js'
 import type { Clock } from './ports/clock.js'
@@ -146,6 +147,7 @@ export async function createBeneficiaryService(
     new BeneficiaryOperations(storage.beneficiaries, clock, admission, hash, settings),
     createClientAdmin({ storage, clock, sha256: hash }),
     storage,
+    new EventFeed(storage.events, clock, admission),
   )
 }
 
@@ -174,6 +176,7 @@ class Service implements BeneficiaryService {
   readonly #sessions: SessionOperations
   readonly #beneficiaries: BeneficiaryOperations
   readonly #storage: Storage
+  readonly #events: EventFeed
   readonly clients: ClientAdmin
 
   constructor(
@@ -181,11 +184,13 @@ class Service implements BeneficiaryService {
     beneficiaries: BeneficiaryOperations,
     clients: ClientAdmin,
     storage: Storage,
+    events: EventFeed,
   ) {
     this.#sessions = sessions
     this.#beneficiaries = beneficiaries
     this.clients = clients
     this.#storage = storage
+    this.#events = events
   }
 
   ready(): Promise<void> {
@@ -223,7 +228,7 @@ class Service implements BeneficiaryService {
     ctx: RequestContext,
     body: RequestBody<CreateBeneficiaryBody>,
   ): Promise<Result<BeneficiaryCreated>> {
-    return this.#beneficiaries.create(ctx, body)
+    return this.#changed(this.#beneficiaries.create(ctx, body))
   }
 
   update(
@@ -231,7 +236,7 @@ class Service implements BeneficiaryService {
     id: string | number,
     body: RequestBody<UpdateBeneficiaryBody>,
   ): Promise<Result<BeneficiaryDetail>> {
-    return this.#beneficiaries.update(ctx, id, body)
+    return this.#changed(this.#beneficiaries.update(ctx, id, body))
   }
 
   setStatus(
@@ -239,11 +244,11 @@ class Service implements BeneficiaryService {
     id: string | number,
     body: RequestBody<StatusBody>,
   ): Promise<Result<BeneficiaryDetail>> {
-    return this.#beneficiaries.setStatus(ctx, id, body)
+    return this.#changed(this.#beneficiaries.setStatus(ctx, id, body))
   }
 
   remove(ctx: RequestContext, id: string | number): Promise<Result<null>> {
-    return this.#beneficiaries.remove(ctx, id)
+    return this.#changed(this.#beneficiaries.remove(ctx, id))
   }
 
   history(
@@ -252,5 +257,16 @@ class Service implements BeneficiaryService {
     query: HistoryQueryInput = {},
   ): Promise<Result<Paged<HistoryItem>>> {
     return this.#beneficiaries.history(ctx, id, query)
+  }
+
+  events(ctx: RequestContext, query: EventsQueryInput = {}): Promise<Result<ChangeEventPage>> {
+    return this.#events.read(ctx, query)
+  }
+
+  /** A change done: long polls of the change feed in this process look at once (D33). */
+  async #changed<T>(result: Promise<Result<T>>): Promise<Result<T>> {
+    const done = await result
+    this.#events.notify()
+    return done
   }
 }

@@ -12,6 +12,7 @@ export type OperationName =
   | 'remove'
   | 'setStatus'
   | 'history'
+  | 'events'
 
 /** A scope a token may hold (D2). */
 export type Scope = 'read' | 'write'
@@ -100,6 +101,13 @@ export const OPERATIONS: Readonly<Record<OperationName, OperationPolicy>> = Obje
     body: true,
   },
   history: {
+    authenticated: true,
+    scopes: ['read'],
+    limitClass: 'standard',
+    limitKey: 'client',
+    body: false,
+  },
+  events: {
     authenticated: true,
     scopes: ['read'],
     limitClass: 'standard',

@@ -22,6 +22,7 @@ import {
   TokenResponse,
   UpdateBeneficiaryBody,
 } from '../core/validation/index.js'
+import { ChangeEventPageSchema, ChangeEventSchema } from '../core/events.js'
 import { ERROR_CODES } from './error-status.js'
 
 /** A JSON object of the OpenAPI document. */
@@ -112,6 +113,8 @@ export const SCHEMAS = {
     type: 'string',
     description: 'Prometheus text exposition format 0.0.4: one sample per line.',
   },
+  ChangeEventPage: ChangeEventPageSchema,
+  ChangeEvent: ChangeEventSchema,
 } as const satisfies Readonly<Record<string, TSchema | Json>>
 
 /** The name of a schema under `#/components/schemas`. */

@@ -1,6 +1,7 @@
 import type { Storage } from '../../core/ports/storage.js'
 import { MemoryBeneficiaryStore } from './memory-beneficiary-store.js'
 import { MemoryClientStore } from './memory-client-store.js'
+import { MemoryEventLog } from './memory-event-log.js'
 import { MemorySessionStore } from './memory-session-store.js'
 import { MemorySigningKeyStore } from './memory-signing-key-store.js'
 
@@ -23,11 +24,14 @@ export class MemoryStorage implements Storage {
   readonly clients: MemoryClientStore
   readonly sessions: MemorySessionStore
   readonly signingKeys: MemorySigningKeyStore
+  /** The change feed (D33), appended by `beneficiaries` with each history entry. */
+  readonly events: MemoryEventLog
   #closed = false
 
   constructor() {
     const assertOpen = (): void => this.#assertOpen()
-    this.beneficiaries = new MemoryBeneficiaryStore(assertOpen)
+    this.events = new MemoryEventLog(assertOpen)
+    this.beneficiaries = new MemoryBeneficiaryStore(assertOpen, this.events)
     this.clients = new MemoryClientStore(assertOpen)
     this.sessions = new MemorySessionStore(assertOpen, (clientId) => this.clients.isLive(clientId))
     this.signingKeys = new MemorySigningKeyStore(assertOpen)

@@ -1,4 +1,5 @@
 import { closeSync, fchmodSync, openSync } from 'node:fs'
+import { SqliteEventLog } from './events/sqlite-event-log.js'
 import Database from 'better-sqlite3'
 import { StorageUnavailableError } from '../../core/errors.js'
 import type { Storage } from '../../core/ports/storage.js'
@@ -73,6 +74,8 @@ export class SqliteStorage implements Storage {
   readonly clients: RelationalClientStore
   readonly sessions: RelationalSessionStore
   readonly signingKeys: RelationalSigningKeyStore
+  /** The change feed (D33), which a trigger on the history fills with every change. */
+  readonly events: SqliteEventLog
   /** The migrations `openSqliteStorage` applied when it opened the storage, in order. */
   readonly migrationsApplied: readonly string[]
   readonly #db: Database.Database
@@ -136,6 +139,7 @@ export class SqliteStorage implements Storage {
     this.clients = new RelationalClientStore(statements, assertOpen, () => tokens.forget())
     this.sessions = new RelationalSessionStore(statements, assertOpen, tokens)
     this.signingKeys = new RelationalSigningKeyStore(statements, assertOpen)
+    this.events = new SqliteEventLog(db, assertOpen)
   }
 
   /** Whether the writes run on a thread of the storage's own (`writer: 'thread'`), and it runs. */

@@ -1,5 +1,6 @@
 import type { BeneficiaryStore } from './beneficiary-store.js'
 import type { ClientStore } from './client-store.js'
+import type { EventStore } from './event-store.js'
 import type { SessionStore } from './session-store.js'
 import type { SigningKeyStore } from './signing-key-store.js'
 
@@ -18,4 +19,9 @@ export interface Storage {
   ping(): Promise<void>
   /** Releases connections. The storage is unusable afterwards. */
   close(): Promise<void>
+  /**
+   * The change feed (D33), when the storage keeps one: the three adapters of this package do.
+   * Its events are written by `beneficiaries`, in the transactions of the changes.
+   */
+  readonly events?: EventStore
 }

@@ -113,7 +113,10 @@ ${DB}
                             (OTEL_EXPORTER_OTLP_ENDPOINT, default none: tracing off). Needs
                             the OpenTelemetry packages installed (docs/tracing.md)
   --otel-service-name NAME  service.name of the spans (OTEL_SERVICE_NAME,
-                            default beneficiary-service)`
+                            default beneficiary-service)
+  --event-retention DAYS    How long the change feed (GET /v3/events) keeps its events; older
+                            ones are purged in small batches and a cursor before them answers
+                            410 cursor_expired (EVENT_RETENTION_DAYS, 1 to 3650, default 30)`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

@@ -1,5 +1,6 @@
 import { nodeSha256 } from '../node-sha256.js'
-import { createBeneficiaryService } from '../../core/index.js'
+import { createBeneficiaryService, systemClock } from '../../core/index.js'
+import { EventRetention } from '../event-retention.js'
 import type pino from 'pino'
 import { createLogger } from '../logger.js'
 import type { TransportName } from '../transports/transport.js'
@@ -49,6 +50,7 @@ const OPTIONS = {
   'cors-origin': { type: 'string' },
   'otlp-endpoint': { type: 'string' },
   'otel-service-name': { type: 'string' },
+  'event-retention': { type: 'string' },
 } as const
 
 /** `db.system.name` of the storage spans, in OpenTelemetry's names. */
@@ -113,6 +115,19 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   }
   let server: RunningServer
   let limits: SharedLimits | undefined
+  const retention =
+    database.storage.events === undefined
+      ? undefined
+      : new EventRetention(
+          database.storage.events,
+          systemClock,
+          config.eventRetentionDays,
+          (error) =>
+            logger.warn(
+              { err: error },
+              'The purge of old change-feed events failed; it runs again in ten minutes',
+            ),
+        )
   try {
     if (config.redis !== undefined) {
       limits = await openSharedLimits(config.redis, logger, tracing)
@@ -162,6 +177,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       corsOrigins: config.corsOrigins,
       tracing,
     })
+    retention?.start()
   } catch (error) {
     await limits?.close()
     await database.close()
@@ -189,6 +205,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   for (const again of ['SIGTERM', 'SIGINT'] as const) ignoreWhileStopping(io, again, logger)
   logger.info({ signal }, 'Shutting down: no new connections, finishing requests in flight')
   await server.close(config.graceMs)
+  await retention?.stop()
   await limits?.close()
   await database.close()
   // Last, so that the spans of the requests that finished during the stop are sent too.

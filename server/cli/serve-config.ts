@@ -57,6 +57,8 @@ export interface ServeConfig {
   readonly corsOrigins: readonly string[]
   /** Where spans go over OTLP/HTTP; `undefined`: tracing is off. */
   readonly tracing: TracingTarget | undefined
+  /** How many days the change feed keeps its events (D33). */
+  readonly eventRetentionDays: number
 }
 
 /** The OTLP/HTTP receiver the spans are sent to, and the name they are sent under. */
@@ -145,6 +147,7 @@ export function readServeConfig(settings: Settings): ServeConfig {
     listTimeoutMs: settings.integer('list-timeout', 'LIST_TIMEOUT_MS', 2000, 1, 10_000),
     // At most 7 s: uWebSockets.js closes a stalled body after 8 s without an answer.
     bodyTimeoutMs: settings.integer('body-timeout', 'BODY_TIMEOUT_SECONDS', 5, 1, 7) * 1000,
+    eventRetentionDays: settings.integer('event-retention', 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     ...readMetrics(settings),
     docs: readDocs(settings),
     redis: readRedis(settings),

@@ -42,6 +42,7 @@ const TABLES = [
   'sessions',
   'clients',
   'signing_keys',
+  'beneficiary_events',
 ]
 
 describe('PostgreSQL storage', { skip }, () => {
@@ -59,6 +60,9 @@ describe('PostgreSQL storage', { skip }, () => {
         migrated = true
       }
       await pool.query(TABLES.map((name) => `DELETE FROM "${schema}".${name};`).join('\n'))
+      await pool.query(
+        `UPDATE "${schema}".beneficiary_event_purge SET through_id = 0, through_xid = '0'`,
+      )
       return openPostgresStorage({ pool, schema, migrate: false })
     },
     destroy: (storage) => storage.close(),
@@ -100,11 +104,17 @@ describe('PostgreSQL storage', { skip }, () => {
         INSERT INTO ${counts} (kind, status, key, prefix, shard, n, min_id, max_id)
           SELECT kind, status, key, prefix, 0, n, 0, 0 FROM (${recount}) c;
         DROP TABLE "${name}".bulk_loads;
+        DROP FUNCTION "${name}".beneficiary_history_events() CASCADE;
+        DROP TABLE "${name}".beneficiary_events, "${name}".beneficiary_event_purge;
         DELETE FROM "${name}".kysely_migration WHERE name >= '0002_name_keys_folded';`)
 
       const storage = await openPostgresStorage({ pool, schema: name })
       try {
-        assert.deepEqual(storage.migrationsApplied, ['0002_name_keys_folded', '0003_bulk_loads'])
+        assert.deepEqual(storage.migrationsApplied, [
+          '0002_name_keys_folded',
+          '0003_bulk_loads',
+          '0004_events',
+        ])
         const ids = async (query: Parameters<typeof listQuery>[0]) =>
           (await storage.beneficiaries.list(listQuery(query))).items.map((item) => item.id)
         const [lucja, lucia, mario] = await ids({ sort: 'id' })
@@ -132,7 +142,7 @@ describe('PostgreSQL storage', { skip }, () => {
       try {
         assert.deepEqual(
           [...first.migrationsApplied, ...second.migrationsApplied],
-          ['0001_core_schema', '0002_name_keys_folded', '0003_bulk_loads'],
+          ['0001_core_schema', '0002_name_keys_folded', '0003_bulk_loads', '0004_events'],
         )
         const clock = new FakeClock(T0)
         const [a, b] = await Promise.all([
@@ -152,6 +162,7 @@ describe('PostgreSQL storage', { skip }, () => {
           { name: '0001_core_schema' },
           { name: '0002_name_keys_folded' },
           { name: '0003_bulk_loads' },
+          { name: '0004_events' },
         ])
       } finally {
         await Promise.all([first.close(), second.close()])

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test'
 import { describeBeneficiaryIdempotencyContract } from './beneficiary-idempotency.contract.js'
 import { describeBeneficiaryListContract } from './beneficiary-list.contract.js'
 import { describeBeneficiaryRecordsContract } from './beneficiary-records.contract.js'
+import { describeChangeFeedContract } from './change-feed.contract.js'
 import { describeClientStoreContract } from './client-store.contract.js'
 import { type StorageContractOptions, useFreshStorage } from './contract-harness.js'
 import { describeSessionStoreContract } from './session-store.contract.js'
@@ -32,6 +33,7 @@ export function describeStorageContract(options: StorageContractOptions): void {
     describeClientStoreContract(storage)
     describeSessionStoreContract(storage)
     describeSigningKeyStoreContract(storage)
+    describeChangeFeedContract(storage)
 
     describe('storage', () => {
       it('resolves ping while open', async () => {

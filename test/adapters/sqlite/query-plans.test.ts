@@ -146,6 +146,9 @@ describe('SQLite query plans', () => {
       // to 0009 not applied (0007 changes only the keys of names outside ASCII, 0009 makes the
       // search table anew from the records).
       const old = new Database(path)
+      old.prepare("DELETE FROM kysely_migration WHERE name = '0010_events'").run()
+      old.exec(`DROP TRIGGER beneficiary_history_event; DROP TABLE beneficiary_events;
+        DROP TABLE beneficiary_event_purge`)
       old.prepare("DELETE FROM kysely_migration WHERE name = '0009_search_secure_delete'").run()
       old.prepare("DELETE FROM kysely_migration WHERE name = '0007_name_keys_folded'").run()
       old.prepare("DELETE FROM kysely_migration WHERE name = '0008_write_log_dropped'").run()
@@ -177,6 +180,7 @@ describe('SQLite query plans', () => {
           '0007_name_keys_folded',
           '0008_write_log_dropped',
           '0009_search_secure_delete',
+          '0010_events',
         ])
         const columns = upgraded.database
           .prepare<[], { name: string; key: number }>(
