@@ -63,6 +63,11 @@ export class MemoryEventLog implements EventStore {
     return count
   }
 
+  async end(): Promise<string> {
+    this.#assertOpen()
+    return String(this.#last)
+  }
+
   async head(): Promise<string> {
     this.#assertOpen()
     return String(this.#last)

@@ -2,6 +2,7 @@ import type { Storage } from '../../core/ports/storage.js'
 import { MemoryBeneficiaryStore } from './memory-beneficiary-store.js'
 import { MemoryClientStore } from './memory-client-store.js'
 import { MemoryEventLog } from './memory-event-log.js'
+import { MemoryWebhookStore } from './memory-webhook-store.js'
 import { MemorySessionStore } from './memory-session-store.js'
 import { MemorySigningKeyStore } from './memory-signing-key-store.js'
 
@@ -26,11 +27,14 @@ export class MemoryStorage implements Storage {
   readonly signingKeys: MemorySigningKeyStore
   /** The change feed (D33), appended by `beneficiaries` with each history entry. */
   readonly events: MemoryEventLog
+  /** Webhook endpoints and their deliveries (D34). */
+  readonly webhooks: MemoryWebhookStore
   #closed = false
 
   constructor() {
     const assertOpen = (): void => this.#assertOpen()
     this.events = new MemoryEventLog(assertOpen)
+    this.webhooks = new MemoryWebhookStore(assertOpen)
     this.beneficiaries = new MemoryBeneficiaryStore(assertOpen, this.events)
     this.clients = new MemoryClientStore(assertOpen)
     this.sessions = new MemorySessionStore(assertOpen, (clientId) => this.clients.isLive(clientId))

@@ -154,6 +154,18 @@ export class PostgresEventLog implements EventStore {
     }
   }
 
+  /** The empty batch at today's horizon: every event below it is complete, and passed. */
+  async end(): Promise<string> {
+    this.#assertOpen()
+    try {
+      const [horizon] = (await this.#pool.query({ text: this.#state, rowMode: 'array' }))
+        .rows[0] as [string]
+      return `${horizon}.${horizon}.0`
+    } catch (error) {
+      throw translateStorageFailure(error)
+    }
+  }
+
   async head(): Promise<string> {
     this.#assertOpen()
     try {

@@ -1,4 +1,5 @@
 import { PostgresEventLog } from './postgres-event-log.js'
+import { PostgresWebhookStore } from './postgres-webhook-store.js'
 import type { Storage } from '../../core/ports/storage.js'
 import type { BatchLimits, BatchListener, Batching } from './postgres-batcher.js'
 import { PostgresBeneficiaryStore } from './postgres-beneficiary-store.js'
@@ -55,6 +56,8 @@ export class PostgresStorage implements Storage {
   readonly signingKeys: RelationalSigningKeyStore
   /** The change feed (D33), which a trigger on the history fills with every change. */
   readonly events: PostgresEventLog
+  /** Webhook endpoints and their deliveries (D34). */
+  readonly webhooks: PostgresWebhookStore
   /** The schema that holds the tables. */
   readonly schema: string
   /** The migrations `openPostgresStorage` applied when it opened the storage, in order. */
@@ -109,6 +112,7 @@ export class PostgresStorage implements Storage {
     this.sessions = new RelationalSessionStore(statements, assertOpen, tokens)
     this.signingKeys = new RelationalSigningKeyStore(statements, assertOpen)
     this.events = new PostgresEventLog(pool, this.schema, assertOpen)
+    this.webhooks = new PostgresWebhookStore(pool, this.schema, assertOpen)
   }
 
   /**

@@ -1,5 +1,6 @@
 import { closeSync, fchmodSync, openSync } from 'node:fs'
 import { SqliteEventLog } from './events/sqlite-event-log.js'
+import { SqliteWebhookStore } from './webhooks/sqlite-webhook-store.js'
 import Database from 'better-sqlite3'
 import { StorageUnavailableError } from '../../core/errors.js'
 import type { Storage } from '../../core/ports/storage.js'
@@ -76,6 +77,8 @@ export class SqliteStorage implements Storage {
   readonly signingKeys: RelationalSigningKeyStore
   /** The change feed (D33), which a trigger on the history fills with every change. */
   readonly events: SqliteEventLog
+  /** Webhook endpoints and their deliveries (D34). */
+  readonly webhooks: SqliteWebhookStore
   /** The migrations `openSqliteStorage` applied when it opened the storage, in order. */
   readonly migrationsApplied: readonly string[]
   readonly #db: Database.Database
@@ -140,6 +143,7 @@ export class SqliteStorage implements Storage {
     this.sessions = new RelationalSessionStore(statements, assertOpen, tokens)
     this.signingKeys = new RelationalSigningKeyStore(statements, assertOpen)
     this.events = new SqliteEventLog(db, assertOpen)
+    this.webhooks = new SqliteWebhookStore(db, assertOpen)
   }
 
   /** Whether the writes run on a thread of the storage's own (`writer: 'thread'`), and it runs. */

@@ -51,4 +51,6 @@ export interface EventStore {
    * to notice writes of other processes without reading pages.
    */
   head(): Promise<string>
+  /** A position after every event committed so far: where a new follower starts. */
+  end(): Promise<string>
 }

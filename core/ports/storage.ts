@@ -3,6 +3,7 @@ import type { ClientStore } from './client-store.js'
 import type { EventStore } from './event-store.js'
 import type { SessionStore } from './session-store.js'
 import type { SigningKeyStore } from './signing-key-store.js'
+import type { WebhookStore } from './webhook-store.js'
 
 /**
  * Everything the core persists, as one object the caller builds and passes in (the caller owns
@@ -24,4 +25,6 @@ export interface Storage {
    * Its events are written by `beneficiaries`, in the transactions of the changes.
    */
   readonly events?: EventStore
+  /** Webhook endpoints and their deliveries (D34), when the storage keeps them. */
+  readonly webhooks?: WebhookStore
 }

@@ -33,6 +33,7 @@ Commands:
   migrate                 Bring the database schema up to date
   backup --to FILE        Copy the database to FILE while it stays in use
   seed --count N          Add N made-up beneficiaries, for trying the API and benchmarks
+  webhooks add|list|remove|test  Endpoints that receive every change, signed (docs/events.md)
 
 Options:
   -h, --help              Show this help

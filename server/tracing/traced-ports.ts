@@ -41,6 +41,7 @@ const EVENT_STORE: Readonly<Record<keyof EventStore, true>> = {
   read: true,
   purge: true,
   head: true,
+  end: true,
 }
 
 /**
@@ -60,6 +61,7 @@ export function tracedStorage(storage: Storage, around: SpanAround): Storage {
     ...(storage.events !== undefined && {
       events: tracedPort(storage.events, 'events', EVENT_STORE, around),
     }),
+    ...(storage.webhooks !== undefined && { webhooks: storage.webhooks }),
   }
 }
 

@@ -43,6 +43,7 @@ const TABLES = [
   'clients',
   'signing_keys',
   'beneficiary_events',
+  'webhook_endpoints',
 ]
 
 describe('PostgreSQL storage', { skip }, () => {
@@ -106,6 +107,7 @@ describe('PostgreSQL storage', { skip }, () => {
         DROP TABLE "${name}".bulk_loads;
         DROP FUNCTION "${name}".beneficiary_history_events() CASCADE;
         DROP TABLE "${name}".beneficiary_events, "${name}".beneficiary_event_purge;
+        DROP TABLE "${name}".webhook_endpoints;
         DELETE FROM "${name}".kysely_migration WHERE name >= '0002_name_keys_folded';`)
 
       const storage = await openPostgresStorage({ pool, schema: name })
@@ -114,6 +116,7 @@ describe('PostgreSQL storage', { skip }, () => {
           '0002_name_keys_folded',
           '0003_bulk_loads',
           '0004_events',
+          '0008_webhooks',
         ])
         const ids = async (query: Parameters<typeof listQuery>[0]) =>
           (await storage.beneficiaries.list(listQuery(query))).items.map((item) => item.id)
@@ -142,7 +145,13 @@ describe('PostgreSQL storage', { skip }, () => {
       try {
         assert.deepEqual(
           [...first.migrationsApplied, ...second.migrationsApplied],
-          ['0001_core_schema', '0002_name_keys_folded', '0003_bulk_loads', '0004_events'],
+          [
+            '0001_core_schema',
+            '0002_name_keys_folded',
+            '0003_bulk_loads',
+            '0004_events',
+            '0008_webhooks',
+          ],
         )
         const clock = new FakeClock(T0)
         const [a, b] = await Promise.all([
@@ -163,6 +172,7 @@ describe('PostgreSQL storage', { skip }, () => {
           { name: '0002_name_keys_folded' },
           { name: '0003_bulk_loads' },
           { name: '0004_events' },
+          { name: '0008_webhooks' },
         ])
       } finally {
         await Promise.all([first.close(), second.close()])

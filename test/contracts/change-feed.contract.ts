@@ -168,6 +168,19 @@ export function describeChangeFeedContract(storage: CurrentStorage): void {
       assert.deepEqual((await page(store, events[0]!.position, 10)).events, [])
     })
 
+    it('starts a new follower at the end: only later changes come after it', async () => {
+      const store = feed(storage)
+      await insertBeneficiary(storage())
+      await collect(store, undefined, 1)
+      const end = await store.end()
+      const later = await insertBeneficiary(storage(), newBeneficiary({ email: 'b@example.org' }))
+      const { events } = await collect(store, end, 1)
+      assert.deepEqual(
+        events.map((event) => event.beneficiaryId),
+        [later.id],
+      )
+    })
+
     it('answers invalid for a position it never hands out', async () => {
       const store = feed(storage)
       for (const position of ['x', '1.2.3.4.5', '-1', '']) {

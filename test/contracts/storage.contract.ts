@@ -8,6 +8,7 @@ import { describeClientStoreContract } from './client-store.contract.js'
 import { type StorageContractOptions, useFreshStorage } from './contract-harness.js'
 import { describeSessionStoreContract } from './session-store.contract.js'
 import { describeSigningKeyStoreContract } from './signing-key-store.contract.js'
+import { describeWebhookStoreContract } from './webhook-store.contract.js'
 
 export type { StorageContractOptions } from './contract-harness.js'
 
@@ -34,6 +35,7 @@ export function describeStorageContract(options: StorageContractOptions): void {
     describeSessionStoreContract(storage)
     describeSigningKeyStoreContract(storage)
     describeChangeFeedContract(storage)
+    describeWebhookStoreContract(storage)
 
     describe('storage', () => {
       it('resolves ping while open', async () => {

@@ -90,6 +90,11 @@ export class SqliteEventLog implements EventStore {
     }
   }
 
+  async end(): Promise<string> {
+    this.#assertOpen()
+    return String(Math.max(this.#head.get() ?? 0, this.#through.get()!))
+  }
+
   async head(): Promise<string> {
     this.#assertOpen()
     return String(this.#head.get() ?? 0)

@@ -10,6 +10,7 @@ import { nameKeysFolded } from './sqlite-0007-name-keys-folded.js'
 import { writeLogDropped } from './sqlite-0008-write-log-dropped.js'
 import { searchSecureDelete } from './sqlite-0009-search-secure-delete.js'
 import { events } from './sqlite-0010-events.js'
+import { webhooks } from './sqlite-0014-webhooks.js'
 
 const MIGRATION_TABLE = 'kysely_migration'
 
@@ -28,6 +29,7 @@ export const SQLITE_MIGRATIONS: Readonly<Record<string, Migration>> = Object.fre
   '0008_write_log_dropped': writeLogDropped,
   '0009_search_secure_delete': searchSecureDelete,
   '0010_events': events,
+  '0014_webhooks': webhooks,
 })
 
 /** Options of {@link migrateSqlite}. */

@@ -146,6 +146,8 @@ describe('SQLite query plans', () => {
       // to 0009 not applied (0007 changes only the keys of names outside ASCII, 0009 makes the
       // search table anew from the records).
       const old = new Database(path)
+      old.prepare("DELETE FROM kysely_migration WHERE name = '0014_webhooks'").run()
+      old.exec('DROP TABLE webhook_endpoints')
       old.prepare("DELETE FROM kysely_migration WHERE name = '0010_events'").run()
       old.exec(`DROP TRIGGER beneficiary_history_event; DROP TABLE beneficiary_events;
         DROP TABLE beneficiary_event_purge`)
@@ -181,6 +183,7 @@ describe('SQLite query plans', () => {
           '0008_write_log_dropped',
           '0009_search_secure_delete',
           '0010_events',
+          '0014_webhooks',
         ])
         const columns = upgraded.database
           .prepare<[], { name: string; key: number }>(
