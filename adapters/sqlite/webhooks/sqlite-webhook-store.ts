@@ -7,6 +7,13 @@ import type {
 import { endpointOf, WEBHOOK_COLUMNS } from '../../relational/relational-webhook-rows.js'
 import { translateStorageFailure } from '../sqlite-query.js'
 
+interface Lease {
+  readonly id: string
+  readonly now: number
+  readonly owner: string
+  readonly until: number
+}
+
 /**
  * The webhook endpoints of `SqliteStorage` (D34), in `webhook_endpoints` (migration
  * `0014_webhooks`). A lease is one UPDATE that succeeds only when the lease is free, expired or
@@ -17,8 +24,8 @@ export class SqliteWebhookStore implements WebhookStore {
   readonly #insert: BetterSqlite3.Statement
   readonly #all: BetterSqlite3.Statement<[], unknown[]>
   readonly #delete: BetterSqlite3.Statement<[string]>
-  readonly #lease: BetterSqlite3.Statement<[string, number, string, number]>
-  readonly #save: BetterSqlite3.Statement<[string, string, string]>
+  readonly #lease: BetterSqlite3.Statement<[Lease]>
+  readonly #save: BetterSqlite3.Statement<[{ id: string; owner: string; state: string }]>
 
   constructor(db: BetterSqlite3.Database, assertOpen: () => void) {
     this.#assertOpen = assertOpen
@@ -31,12 +38,12 @@ export class SqliteWebhookStore implements WebhookStore {
       )
       .raw(true)
     this.#delete = db.prepare('DELETE FROM webhook_endpoints WHERE id = ?')
-    this.#lease = db.prepare(
-      `UPDATE webhook_endpoints SET lease_owner = ?3, lease_until = ?4
-      WHERE id = ?1 AND (lease_owner IS NULL OR lease_owner = ?3 OR lease_until <= ?2)`,
+    this.#lease = db.prepare<[Lease]>(
+      `UPDATE webhook_endpoints SET lease_owner = @owner, lease_until = @until
+      WHERE id = @id AND (lease_owner IS NULL OR lease_owner = @owner OR lease_until <= @now)`,
     )
-    this.#save = db.prepare(
-      'UPDATE webhook_endpoints SET state = ?3 WHERE id = ?1 AND lease_owner = ?2',
+    this.#save = db.prepare<[{ id: string; owner: string; state: string }]>(
+      'UPDATE webhook_endpoints SET state = @state WHERE id = @id AND lease_owner = @owner',
     )
   }
 
@@ -62,11 +69,11 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async lease(id: string, owner: string, now: number, until: number): Promise<boolean> {
-    return this.#run(() => this.#lease.run(id, now, owner, until).changes > 0)
+    return this.#run(() => this.#lease.run({ id, now, owner, until }).changes > 0)
   }
 
   async save(id: string, owner: string, state: WebhookState): Promise<boolean> {
-    return this.#run(() => this.#save.run(id, owner, JSON.stringify(state)).changes > 0)
+    return this.#run(() => this.#save.run({ id, owner, state: JSON.stringify(state) }).changes > 0)
   }
 
   #run<T>(work: () => T): T {
