@@ -170,7 +170,7 @@ describe('the change feed and webhooks across three instances (D33, D34)', async
       const deadline = Date.now() + 30_000
       await consume(() => seen.length >= total || Date.now() > deadline)
 
-      t.diagnostic(`${total} changes acknowledged, ${polls} polls, ${delivered.size} delivered`)
+      t.diagnostic(`${total} changes acknowledged, ${polls} polls of the feed`)
       const once = new Set(seen.map((event) => event.requestId))
       assert.equal(once.size, seen.length, 'no change seen twice')
       assert.equal(seen.length, total, `every acknowledged change seen (${polls} polls)`)
@@ -188,6 +188,20 @@ describe('the change feed and webhooks across three instances (D33, D34)', async
       while (delivered.size < total && Date.now() < hookDeadline) await delay(250)
       assert.equal(rejected, 0)
       assert.deepEqual(new Set([...delivered.values()].map((event) => event.requestId)), once)
+
+      // Each instance counts its own attempts: together, every event delivered, and failures.
+      const scrapes = await Promise.all(g.running.map((i) => g.send(i, 'GET', '/metrics')))
+      const sum = (outcome: string): number =>
+        scrapes.reduce((total, reply) => {
+          const line = new RegExp(
+            `^beneficiary_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)$`,
+            'm',
+          ).exec(reply.body)
+          return total + Number(line?.[1] ?? 0)
+        }, 0)
+      t.diagnostic(`webhook attempts: ${sum('delivered')} delivered, ${sum('failed')} failed`)
+      assert.ok(sum('delivered') >= total, `${sum('delivered')} delivered of ${total}`)
+      assert.ok(sum('failed') >= 1, 'the receiver was down: some attempts failed')
     },
   )
 })
