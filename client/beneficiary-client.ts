@@ -187,6 +187,15 @@ export class BeneficiaryClient {
     return this.#exchange.send('export', { id }, options)
   }
 
+  /**
+   * The change feed (D33): events after `query.after`, and `next`, where to resume. With
+   * `wait`, the server holds an empty answer up to that many seconds until an event arrives.
+   * @throws ApiError `validation_failed`, `cursor_expired` (the cursor is older than the events kept)
+   */
+  events(query: QueryOf<'events'> = {}, options: CallOptions = NO_OPTIONS): Answer<'events'> {
+    return this.#exchange.send('events', { query }, options)
+  }
+
   /** The server's OpenAPI document. */
   openapi(options: CallOptions = NO_OPTIONS): Answer<'openapi'> {
     return this.#exchange.send('openapi', {}, options)

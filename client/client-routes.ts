@@ -164,6 +164,14 @@ export const CLIENT_ROUTES = Object.freeze({
     authenticated: false,
     retry: 'never',
   }),
+  events: route({
+    method: 'GET',
+    path: '/events',
+    status: 200,
+    body: undefined,
+    response: 'ChangeEventPage',
+    query: 'EventsQueryParams',
+  }),
 })
 
 /** The name of an operation (its OpenAPI `operationId`). */

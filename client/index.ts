@@ -64,3 +64,9 @@ export type {
   TokenResponse,
   UpdateBeneficiaryBody,
 } from '../core/index.js'
+export type {
+  ChangeEvent,
+  ChangeEventPage,
+  ChangeEventType,
+  EventsQueryInput,
+} from '../core/index.js'

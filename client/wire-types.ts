@@ -19,6 +19,7 @@ import type {
   TokenResponse,
   UpdateBeneficiaryBody,
 } from '../core/index.js'
+import type { ChangeEventPage, EventsQueryInput } from '../core/index.js'
 
 // Types only: this file compiles to nothing, so a host that imports the client loads no core,
 // server or adapter code. Each name is the schema's name under `#/components/schemas` of the
@@ -69,12 +70,14 @@ export interface ResponseBodies {
   readonly OpenApiDocument: OpenApiDocument
   readonly PagedAccessLog: Paged<AccessLogItem>
   readonly BeneficiaryExport: BeneficiaryExport
+  readonly ChangeEventPage: ChangeEventPage
 }
 
 /** The query of each operation that reads one, by its schema's name in the core. */
 export interface Queries {
   readonly ListQueryParams: ListQueryInput
   readonly HistoryQueryParams: HistoryQueryInput
+  readonly EventsQueryParams: EventsQueryInput
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { RateLimitStatus } from './errors.js'
+import type { ChangeEventPage, EventsQueryInput } from './events.js'
 import type { SerializedJson } from './json-bytes.js'
 import type {
   ClientInfo,
@@ -184,6 +185,11 @@ export interface BeneficiaryService {
    * @throws NotFoundError, ValidationError, InsufficientScopeError
    */
   export(ctx: RequestContext, id: string | number): Promise<Result<BeneficiaryExport>>
+  /**
+   * The change feed (D33): the events after a cursor, oldest first, and where to resume.
+   * @throws ValidationError, CursorExpiredError and the authentication errors of `list`
+   */
+  events(ctx: RequestContext, query?: EventsQueryInput): Promise<Result<ChangeEventPage>>
   /** Operator functions for clients (D1). Not reachable over HTTP. */
   readonly clients: ClientAdmin
   /** Resolves when the storage answers (readiness). */

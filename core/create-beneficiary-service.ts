@@ -22,6 +22,7 @@ import type {
   Result,
 } from './beneficiary-service.js'
 import { createClientAdmin } from './client-admin.js'
+import { EventFeed, type ChangeEventPage, type EventsQueryInput } from './events.js'
 import { sha256, type Sha256 } from './crypto.js'
 import type { SerializedJson } from './json-bytes.js'
 import type { Clock } from './ports/clock.js'
@@ -161,6 +162,7 @@ export async function createBeneficiaryService(
       clock,
       settings,
     ),
+    new EventFeed(storage.events, clock, admission),
   )
 }
 
@@ -190,6 +192,7 @@ class Service implements BeneficiaryService {
   readonly #beneficiaries: BeneficiaryOperations
   readonly #storage: Storage
   readonly #accessLog: AccessLogOperations
+  readonly #events: EventFeed
   readonly clients: ClientAdmin
 
   constructor(
@@ -198,12 +201,14 @@ class Service implements BeneficiaryService {
     clients: ClientAdmin,
     storage: Storage,
     accessLog: AccessLogOperations,
+    events: EventFeed,
   ) {
     this.#sessions = sessions
     this.#beneficiaries = beneficiaries
     this.clients = clients
     this.#storage = storage
     this.#accessLog = accessLog
+    this.#events = events
   }
 
   ready(): Promise<void> {
@@ -241,7 +246,7 @@ class Service implements BeneficiaryService {
     ctx: RequestContext,
     body: RequestBody<CreateBeneficiaryBody>,
   ): Promise<Result<BeneficiaryCreated>> {
-    return this.#beneficiaries.create(ctx, body)
+    return this.#changed(this.#beneficiaries.create(ctx, body))
   }
 
   update(
@@ -249,7 +254,7 @@ class Service implements BeneficiaryService {
     id: string | number,
     body: RequestBody<UpdateBeneficiaryBody>,
   ): Promise<Result<BeneficiaryDetail>> {
-    return this.#beneficiaries.update(ctx, id, body)
+    return this.#changed(this.#beneficiaries.update(ctx, id, body))
   }
 
   setStatus(
@@ -257,11 +262,11 @@ class Service implements BeneficiaryService {
     id: string | number,
     body: RequestBody<StatusBody>,
   ): Promise<Result<BeneficiaryDetail>> {
-    return this.#beneficiaries.setStatus(ctx, id, body)
+    return this.#changed(this.#beneficiaries.setStatus(ctx, id, body))
   }
 
   remove(ctx: RequestContext, id: string | number): Promise<Result<null>> {
-    return this.#beneficiaries.remove(ctx, id)
+    return this.#changed(this.#beneficiaries.remove(ctx, id))
   }
 
   history(
@@ -282,5 +287,16 @@ class Service implements BeneficiaryService {
 
   export(ctx: RequestContext, id: string | number): Promise<Result<BeneficiaryExport>> {
     return this.#accessLog.export(ctx, id)
+  }
+
+  events(ctx: RequestContext, query: EventsQueryInput = {}): Promise<Result<ChangeEventPage>> {
+    return this.#events.read(ctx, query)
+  }
+
+  /** A change done: long polls of the change feed in this process look at once (D33). */
+  async #changed<T>(result: Promise<Result<T>>): Promise<Result<T>> {
+    const done = await result
+    this.#events.notify()
+    return done
   }
 }

@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'precondition_failed'
   | 'rate_limit_exceeded'
   | 'service_unavailable'
+  | 'cursor_expired'
 
 /** One problem with one field, as it appears in the `details` array of the error body (D10). */
 export interface FieldProblem {
@@ -253,6 +254,18 @@ export class StorageUnavailableError extends DomainError {
   }
 }
 
+/**
+ * The change feed's cursor is older than the events kept (D33): the consumer has to start again
+ * from the oldest event kept, or from a full read of the records.
+ */
+export class CursorExpiredError extends DomainError {
+  readonly code = 'cursor_expired'
+
+  constructor() {
+    super('The cursor is older than the events kept; start again without `after`.')
+  }
+}
+
 /** The union of every domain error: a `switch` on `code` narrows to one class. */
 export type AnyDomainError =
   | BadRequestError
@@ -268,6 +281,7 @@ export type AnyDomainError =
   | PreconditionFailedError
   | RateLimitedError
   | StorageUnavailableError
+  | CursorExpiredError
 
 /** True for errors the core threw on purpose (as opposed to bugs and driver failures). */
 export function isDomainError(error: unknown): error is AnyDomainError {

@@ -135,3 +135,8 @@ export type {
 } from './ports/access-log-store.js'
 export { AccessLogRetention } from './access-log-retention.js'
 export type { AccessLogRetentionOptions } from './access-log-retention.js'
+export { CursorExpiredError } from './errors.js'
+export { MAX_EVENTS_LIMIT, MAX_EVENTS_WAIT } from './events.js'
+export type { ChangeEvent, ChangeEventPage, ChangeEventType, EventsQueryInput } from './events.js'
+export type { EventPage, EventRead, EventStore, StoredEvent } from './ports/event-store.js'
+export type { WebhookEndpoint, WebhookState, WebhookStore } from './ports/webhook-store.js'

@@ -14,6 +14,7 @@ export type OperationName =
   | 'history'
   | 'accessLog'
   | 'export'
+  | 'events'
 
 /**
  * A scope a token may hold (D2): `audit` (D37) reads who read a record and exports everything
@@ -121,6 +122,13 @@ export const OPERATIONS: Readonly<Record<OperationName, OperationPolicy>> = Obje
   export: {
     authenticated: true,
     scopes: ['audit'],
+    limitClass: 'standard',
+    limitKey: 'client',
+    body: false,
+  },
+  events: {
+    authenticated: true,
+    scopes: ['read'],
     limitClass: 'standard',
     limitKey: 'client',
     body: false,

@@ -19,6 +19,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   precondition_failed: 412,
   rate_limit_exceeded: 429,
   service_unavailable: 503,
+  cursor_expired: 410,
 })
 
 /** Error identifiers that only the HTTP layer produces (D12, D24). */

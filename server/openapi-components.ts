@@ -27,6 +27,7 @@ import {
   BeneficiaryExport,
   PagedAccessLog,
 } from '../core/validation/access-log-schemas.js'
+import { ChangeEventPageSchema, ChangeEventSchema } from '../core/events.js'
 import { ERROR_CODES } from './error-status.js'
 
 /** A JSON object of the OpenAPI document. */
@@ -120,6 +121,8 @@ export const SCHEMAS = {
   AccessLogEntry: AccessLogItem,
   PagedAccessLog,
   BeneficiaryExport,
+  ChangeEventPage: ChangeEventPageSchema,
+  ChangeEvent: ChangeEventSchema,
 } as const satisfies Readonly<Record<string, TSchema | Json>>
 
 /** The name of a schema under `#/components/schemas`. */

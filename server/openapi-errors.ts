@@ -5,7 +5,8 @@ import type { Json } from './openapi-components.js'
 import type { Route } from './route.js'
 
 /** The error statuses a route can name in its `errors`, beyond those its facts imply. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 408 | 412 | 413 | 415 | 422 | 429 | 500 | 503
+export type ErrorStatus =
+  400 | 401 | 403 | 404 | 408 | 412 | 413 | 415 | 422 | 429 | 500 | 503 | 410
 
 /**
  * What each error identifier means, in the document's words, and the message of its example.
@@ -92,6 +93,11 @@ const CODES: Readonly<
       'the database cannot serve the request now (locked by another process past the busy timeout, disk full, read-only, an I/O error, not answering), or a list ran past its time budget on PostgreSQL and the database cancelled it. Nothing was written; `Retry-After` says when to try again.',
     message: 'The storage is unavailable at the moment. Try again later.',
   },
+  cursor_expired: {
+    meaning:
+      'the change feed cursor is older than the events kept (the retention); start again without `after`.',
+    message: 'The cursor is older than the events kept; start again without `after`.',
+  },
 }
 
 /** The identifiers an operation answers with, where it answers fewer than its status allows. */
@@ -132,6 +138,7 @@ const DETAILS: Partial<Record<OperationName, readonly FieldProblem[]>> = {
     { field: 'address.street', message: 'is required' },
   ],
   setStatus: [{ field: 'status', message: 'must be one of: active, inactive, pending' }],
+  events: [{ field: 'limit', message: 'must be at most 1000' }],
 }
 
 const REQUEST_ID = '6c1f0d6e-5b0e-4a43-9d4c-0b7f3f1f2a11'

@@ -232,6 +232,29 @@ export const SUCCESS_EXAMPLES: Readonly<
     ],
     exported_at: '2026-11-24T10:00:00.000Z',
   }),
+  events: one('Created, then updated', {
+    data: [
+      {
+        id: 'ZTEuMQ',
+        type: 'beneficiary.created',
+        beneficiary_id: 1,
+        occurred_at: CREATED_AT,
+        client_id: CLIENT_ID,
+        request_id: 'ffcfc001-4b50-4a9f-b7d7-b054c0503397',
+        changed_fields: ['first_name', 'last_name', 'email', 'status'],
+      },
+      {
+        id: 'ZTEuMg',
+        type: 'beneficiary.updated',
+        beneficiary_id: 1,
+        occurred_at: UPDATED_AT,
+        client_id: CLIENT_ID,
+        request_id: '2d0f7c59-3f8e-4b58-9a53-3c1f0a4f9e11',
+        changed_fields: ['phone'],
+      },
+    ],
+    next: 'ZTEuMg',
+  }),
   metrics: one(
     'Samples',
     '# HELP beneficiary_http_requests_total Requests answered, by route pattern, method and status.\n# TYPE beneficiary_http_requests_total counter\nbeneficiary_http_requests_total{route="/v3/beneficiaries/{id}",method="GET",status="200"} 42\n',

@@ -1,3 +1,4 @@
+import { EventsQueryParams } from '../core/events.js'
 import { HistoryQueryParams, ListQueryParams } from '../core/validation/index.js'
 import { defineRoute, defineServerRoute, type Route } from './route.js'
 
@@ -166,6 +167,23 @@ export const ROUTES: readonly Route[] = Object.freeze([
     ifMatch: false,
     idempotencyKey: false,
     errors: [404, 422],
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/events',
+    operation: 'events',
+    summary:
+      'The change feed: every committed change, oldest first, from a cursor; holds an empty answer up to `wait` seconds.',
+    tag: 'beneficiaries',
+    status: 200,
+    response: 'ChangeEventPage',
+    invoke: (service, ctx, _params, _body, query) => service.events(ctx, query),
+    requestBody: undefined,
+    query: EventsQueryParams,
+    etag: false,
+    ifMatch: false,
+    idempotencyKey: false,
+    errors: [410, 422],
   }),
   defineServerRoute({
     method: 'GET',

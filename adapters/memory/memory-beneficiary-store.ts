@@ -16,6 +16,7 @@ import type {
 } from '../../core/ports/beneficiary-store.js'
 import { nameSortKey, searchTerms } from '../../core/search-terms.js'
 import { compareCodePoints } from './memory-collation.js'
+import type { MemoryEventLog } from './memory-event-log.js'
 import { frozenCopy } from './memory-frozen-copy.js'
 
 /** A record with what `list` needs precomputed. */
@@ -56,9 +57,13 @@ export class MemoryBeneficiaryStore implements BeneficiaryStore {
   readonly #claims = new Map<string, Map<string, StoredClaim>>()
   #lastId = 0
 
+  /** Where each change's event goes (D33), in the same step as its history entry. */
+  readonly #events: MemoryEventLog | undefined
+
   /** @param assertOpen Throws when the owning storage is closed; called first by every method. */
-  constructor(assertOpen: () => void) {
+  constructor(assertOpen: () => void, events?: MemoryEventLog) {
     this.#assertOpen = assertOpen
+    this.#events = events
   }
 
   /** The record with this id, or `undefined`. The record is frozen. */
@@ -107,6 +112,7 @@ export class MemoryBeneficiaryStore implements BeneficiaryStore {
     const stored = toStoredRecord({ ...record, id: this.#lastId, version: 1 })
     this.#put(stored)
     this.#history.set(stored.record.id, [copyEntry(entry)])
+    this.#events?.append(stored.record.id, entry)
     if (idempotency !== undefined) {
       const claims = this.#claims.get(idempotency.clientId) ?? new Map<string, StoredClaim>()
       claims.set(idempotency.key, {
@@ -142,6 +148,7 @@ export class MemoryBeneficiaryStore implements BeneficiaryStore {
     this.#delete(current)
     this.#put(toStoredRecord(next))
     this.#history.get(next.id)?.push(copyEntry(entry))
+    this.#events?.append(next.id, entry)
     return 'done'
   }
 
@@ -167,6 +174,7 @@ export class MemoryBeneficiaryStore implements BeneficiaryStore {
     )
     erased.push(copyEntry(entry))
     this.#history.set(id, erased)
+    this.#events?.append(id, entry)
     return 'done'
   }
 

@@ -4,6 +4,8 @@ import type { Storage } from '../../core/ports/storage.js'
 import { MemoryAccessLogTable } from './memory-access-log.js'
 import { MemoryBeneficiaryStore } from './memory-beneficiary-store.js'
 import { MemoryClientStore } from './memory-client-store.js'
+import { MemoryEventLog } from './memory-event-log.js'
+import { MemoryWebhookStore } from './memory-webhook-store.js'
 import { MemorySessionStore } from './memory-session-store.js'
 import { MemorySigningKeyStore } from './memory-signing-key-store.js'
 
@@ -30,11 +32,17 @@ export class MemoryStorage implements Storage {
   readonly accessLog: BufferedAccessLog
   /** Retention of the history (D37). */
   readonly historyRetention: HistoryPurge
+  /** The change feed (D33), appended by `beneficiaries` with each history entry. */
+  readonly events: MemoryEventLog
+  /** Webhook endpoints and their deliveries (D34). */
+  readonly webhooks: MemoryWebhookStore
   #closed = false
 
   constructor() {
     const assertOpen = (): void => this.#assertOpen()
-    this.beneficiaries = new MemoryBeneficiaryStore(assertOpen)
+    this.events = new MemoryEventLog(assertOpen)
+    this.webhooks = new MemoryWebhookStore(assertOpen)
+    this.beneficiaries = new MemoryBeneficiaryStore(assertOpen, this.events)
     this.clients = new MemoryClientStore(assertOpen)
     this.sessions = new MemorySessionStore(assertOpen, (clientId) => this.clients.isLive(clientId))
     this.signingKeys = new MemorySigningKeyStore(assertOpen)

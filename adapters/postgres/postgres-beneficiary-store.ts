@@ -235,7 +235,8 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
     entry: HistoryEntry,
   ): Promise<WriteOutcome> {
     this.#assertOpen()
-    const values = { id, expected_version: expectedVersion ?? null, ...entryValues(entry) }
+    if (expectedVersion === undefined) return this.#removeCurrent(id, entry)
+    const values = { id, expected_version: expectedVersion, ...entryValues(entry) }
     try {
       const rows = await this.#writes.remove.arrays(this.#pool, values)
       if (rows.length === 0) return this.#missingOrConflict(id)
@@ -264,6 +265,32 @@ export class PostgresBeneficiaryStore implements BeneficiaryStore {
   async retainedHistory(id: number): Promise<readonly HistoryEntry[] | undefined> {
     this.#assertOpen()
     return this.#history.all(this.#pool, id)
+  }
+
+  /**
+   * A delete without If-Match, as a compare-and-swap on the version it read: a delete that
+   * waited for another change of the record then finds the version moved, and starts again in
+   * a new transaction. So its transaction id is taken after the other change committed, and the
+   * change feed keeps the record's events in order (see `PostgresEventLog`); an unconditional
+   * DELETE takes its transaction id before it waits for the row.
+   */
+  async #removeCurrent(id: number, entry: HistoryEntry): Promise<WriteOutcome> {
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const found = await this.#writes.version.arrays(this.#pool, { id })
+        if (found.length === 0) return 'missing'
+        const expected = Number(found[0]![0])
+        const values = { id, expected_version: expected, ...entryValues(entry) }
+        const rows = await this.#writes.remove.arrays(this.#pool, values)
+        if (rows.length > 0) {
+          this.#list.noteWrite()
+          return 'done'
+        }
+        if (attempt >= 100) return this.#missingOrConflict(id)
+      }
+    } catch (error) {
+      throw translateWriteFailure(error)
+    }
   }
 
   async #missingOrConflict(id: number): Promise<WriteOutcome> {

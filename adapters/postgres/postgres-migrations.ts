@@ -12,6 +12,8 @@ import { schemaOf } from './postgres-config.js'
 import { sortKeys } from './postgres-beneficiary-columns.js'
 import { addCounts, recordCounts, SHARDS, table } from './postgres-counters.js'
 import { translateStorageFailure } from './postgres-storage-failure.js'
+import { eventsMigration } from './postgres-event-migration.js'
+import { webhooksMigration } from './postgres-webhook-store.js'
 
 const MIGRATION_TABLE = 'kysely_migration'
 
@@ -271,7 +273,9 @@ export function postgresMigrations(schema: string): Readonly<Record<string, Migr
     '0001_core_schema': coreSchema(schema),
     '0002_name_keys_folded': nameKeysFolded(schema),
     '0003_bulk_loads': bulkLoads(schema),
+    '0004_events': eventsMigration(schema),
     '0005_access_log': accessLog(schema),
+    '0008_webhooks': webhooksMigration(schema),
   })
 }
 

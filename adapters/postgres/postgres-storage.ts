@@ -1,4 +1,6 @@
 import { BufferedAccessLog } from '../../core/buffered-access-log.js'
+import { PostgresEventLog } from './postgres-event-log.js'
+import { PostgresWebhookStore } from './postgres-webhook-store.js'
 import type { Storage } from '../../core/ports/storage.js'
 import type { HistoryPurge } from '../../core/ports/history-purge.js'
 import { PostgresAccessLogTable, postgresHistoryPurge } from './postgres-access-log.js'
@@ -59,6 +61,10 @@ export class PostgresStorage implements Storage {
   readonly accessLog: BufferedAccessLog
   /** Retention of the history (D37). */
   readonly historyRetention: HistoryPurge
+  /** The change feed (D33), which a trigger on the history fills with every change. */
+  readonly events: PostgresEventLog
+  /** Webhook endpoints and their deliveries (D34). */
+  readonly webhooks: PostgresWebhookStore
   /** The schema that holds the tables. */
   readonly schema: string
   /** The migrations `openPostgresStorage` applied when it opened the storage, in order. */
@@ -116,6 +122,8 @@ export class PostgresStorage implements Storage {
       new PostgresAccessLogTable(pool, this.schema, assertOpen),
     )
     this.historyRetention = postgresHistoryPurge(pool, this.schema, assertOpen)
+    this.events = new PostgresEventLog(pool, this.schema, assertOpen)
+    this.webhooks = new PostgresWebhookStore(pool, this.schema, assertOpen)
   }
 
   /**

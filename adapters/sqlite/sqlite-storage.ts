@@ -1,4 +1,6 @@
 import { closeSync, fchmodSync, openSync } from 'node:fs'
+import { SqliteEventLog } from './events/sqlite-event-log.js'
+import { SqliteWebhookStore } from './webhooks/sqlite-webhook-store.js'
 import Database from 'better-sqlite3'
 import { BufferedAccessLog } from '../../core/buffered-access-log.js'
 import { StorageUnavailableError } from '../../core/errors.js'
@@ -80,6 +82,10 @@ export class SqliteStorage implements Storage {
   readonly accessLog: BufferedAccessLog
   /** Retention of the history (D37), on the writer. */
   readonly historyRetention: HistoryPurge
+  /** The change feed (D33), which a trigger on the history fills with every change. */
+  readonly events: SqliteEventLog
+  /** Webhook endpoints and their deliveries (D34). */
+  readonly webhooks: SqliteWebhookStore
   /** The migrations `openSqliteStorage` applied when it opened the storage, in order. */
   readonly migrationsApplied: readonly string[]
   readonly #db: Database.Database
@@ -147,6 +153,8 @@ export class SqliteStorage implements Storage {
       new SqliteAccessLogTable(db, assertOpen, (batch) => statements.transaction(batch)),
     )
     this.historyRetention = sqliteHistoryPurge(assertOpen, (batch) => statements.transaction(batch))
+    this.events = new SqliteEventLog(db, assertOpen)
+    this.webhooks = new SqliteWebhookStore(db, assertOpen)
   }
 
   /** Whether the writes run on a thread of the storage's own (`writer: 'thread'`), and it runs. */

@@ -2,8 +2,10 @@ import type { AccessLogStore } from './access-log-store.js'
 import type { BeneficiaryStore } from './beneficiary-store.js'
 import type { ClientStore } from './client-store.js'
 import type { HistoryPurge } from './history-purge.js'
+import type { EventStore } from './event-store.js'
 import type { SessionStore } from './session-store.js'
 import type { SigningKeyStore } from './signing-key-store.js'
+import type { WebhookStore } from './webhook-store.js'
 
 /**
  * Everything the core persists, as one object the caller builds and passes in (the caller owns
@@ -27,4 +29,11 @@ export interface Storage {
   ping(): Promise<void>
   /** Releases connections. The storage is unusable afterwards. */
   close(): Promise<void>
+  /**
+   * The change feed (D33), when the storage keeps one: the three adapters of this package do.
+   * Its events are written by `beneficiaries`, in the transactions of the changes.
+   */
+  readonly events?: EventStore
+  /** Webhook endpoints and their deliveries (D34), when the storage keeps them. */
+  readonly webhooks?: WebhookStore
 }

@@ -35,6 +35,7 @@ Commands:
   seed --count N          Add N made-up beneficiaries, for trying the API and benchmarks
   audit                   Write the access log as NDJSON: who read which records, when, why
   audit export ID         Everything held about one beneficiary, as one JSON document
+  webhooks add|list|remove|test  Endpoints that receive every change, signed (docs/events.md)
 
 Options:
   -h, --help              Show this help
@@ -129,7 +130,10 @@ ${DB}
   --purge-pause MS          Pause between two purge batches: the purge's pace
                             (PURGE_PAUSE_MS, default 1000)
   --history-days D          Days a history entry is kept (HISTORY_RETENTION_DAYS,
-                            default none: kept while its record exists)`
+                            default none: kept while its record exists)
+  --event-retention DAYS    How long the change feed (GET /v3/events) keeps its events; older
+                            ones are purged in small batches and a cursor before them answers
+                            410 cursor_expired (EVENT_RETENTION_DAYS, 1 to 3650, default 30)`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

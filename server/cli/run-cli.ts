@@ -10,6 +10,7 @@ import { MAIN_HELP } from './help.js'
 import { backupCommand, migrateCommand, seedCommand } from './maintenance-commands.js'
 import { packageVersion } from './package-version.js'
 import { serveCommand } from './serve-command.js'
+import { webhooksCommand } from './webhooks-command.js'
 
 type Command = (args: readonly string[], io: CliIo) => Promise<number>
 
@@ -21,6 +22,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   backup: backupCommand,
   seed: seedCommand,
   audit: auditCommand,
+  webhooks: webhooksCommand,
 }
 
 /** The long options the tool takes before any command (`-h` and `-v` are their short forms). */

@@ -2,6 +2,9 @@ import { nodeSha256 } from '../node-sha256.js'
 import { createBeneficiaryService, systemClock } from '../../core/index.js'
 import { AccessLogRetention } from '../../core/access-log-retention.js'
 import { describeError } from '../describe-error.js'
+import { EventRetention } from '../event-retention.js'
+import { WebhookDeliverer, WebhookLoop } from '../webhooks/webhook-deliverer.js'
+import { webhookMetrics } from '../webhooks/webhook-metrics.js'
 import type pino from 'pino'
 import { createLogger } from '../logger.js'
 import type { TransportName } from '../transports/transport.js'
@@ -57,6 +60,7 @@ const OPTIONS = {
   'purge-batch': { type: 'string' },
   'purge-pause': { type: 'string' },
   'history-days': { type: 'string' },
+  'event-retention': { type: 'string' },
 } as const
 
 /** `db.system.name` of the storage spans, in OpenTelemetry's names. */
@@ -142,6 +146,39 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   retention?.observeFailures((error) =>
     logger.error({ err: describeError(error) }, 'Access-log purge failed; retried after the pause'),
   )
+  const eventRetention =
+    database.storage.events === undefined
+      ? undefined
+      : new EventRetention(
+          database.storage.events,
+          systemClock,
+          config.eventRetentionDays,
+          (error) =>
+            logger.warn(
+              { err: error },
+              'The purge of old change-feed events failed; it runs again in ten minutes',
+            ),
+        )
+  const { webhooks, events } = database.storage
+  const deliveries =
+    webhooks === undefined || events === undefined
+      ? undefined
+      : new WebhookLoop(
+          new WebhookDeliverer({
+            webhooks,
+            events,
+            clock: systemClock,
+            ...(metrics !== undefined && {
+              onAttempt: webhookMetrics(metrics.registry, webhooks, events, systemClock),
+            }),
+            onDisabled: (endpoint) =>
+              logger.warn(
+                { endpoint },
+                `Webhook endpoint ${endpoint} is disabled after a day of failed deliveries; remove it and add it again once it answers`,
+              ),
+          }),
+          (error) => logger.warn({ err: error }, 'A round of webhook deliveries failed'),
+        )
   try {
     if (config.redis !== undefined) {
       limits = await openSharedLimits(config.redis, logger, tracing)
@@ -192,6 +229,8 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       tracing,
     })
     retention?.start()
+    eventRetention?.start()
+    deliveries?.start()
   } catch (error) {
     await limits?.close()
     await database.close()
@@ -220,6 +259,8 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   logger.info({ signal }, 'Shutting down: no new connections, finishing requests in flight')
   await server.close(config.graceMs)
   await retention?.stop()
+  await eventRetention?.stop()
+  await deliveries?.stop()
   await limits?.close()
   await database.close()
   // Last, so that the spans of the requests that finished during the stop are sent too.

@@ -70,6 +70,8 @@ export interface ServeConfig {
     /** History entries older than this are purged; `undefined`: kept while the record exists. */
     readonly historyDays: number | undefined
   }
+  /** How many days the change feed keeps its events (D33). */
+  readonly eventRetentionDays: number
 }
 
 /** The OTLP/HTTP receiver the spans are sent to, and the name they are sent under. */
@@ -160,6 +162,7 @@ export function readServeConfig(settings: Settings): ServeConfig {
     listTimeoutMs: settings.integer('list-timeout', 'LIST_TIMEOUT_MS', 2000, 1, 10_000),
     // At most 7 s: uWebSockets.js closes a stalled body after 8 s without an answer.
     bodyTimeoutMs: settings.integer('body-timeout', 'BODY_TIMEOUT_SECONDS', 5, 1, 7) * 1000,
+    eventRetentionDays: settings.integer('event-retention', 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     ...readMetrics(settings),
     docs: readDocs(settings),
     redis: readRedis(settings),

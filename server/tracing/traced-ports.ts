@@ -1,5 +1,6 @@
 import type { BeneficiaryStore } from '../../core/ports/beneficiary-store.js'
 import type { ClientStore } from '../../core/ports/client-store.js'
+import type { EventStore } from '../../core/ports/event-store.js'
 import type { RateLimitStore } from '../../core/ports/rate-limit-store.js'
 import type { SessionStore } from '../../core/ports/session-store.js'
 import type { SigningKeyStore } from '../../core/ports/signing-key-store.js'
@@ -36,6 +37,12 @@ const SIGNING_KEY_STORE: Readonly<Record<keyof SigningKeyStore, true>> = {
   insert: true,
 }
 const RATE_LIMIT_STORE: Readonly<Record<keyof RateLimitStore, true>> = { take: true }
+const EVENT_STORE: Readonly<Record<keyof EventStore, true>> = {
+  read: true,
+  purge: true,
+  head: true,
+  end: true,
+}
 
 /**
  * `storage` with each call of its four ports inside a span named `port.method`. A new object
@@ -54,6 +61,10 @@ export function tracedStorage(storage: Storage, around: SpanAround): Storage {
     ...(storage.historyRetention !== undefined && { historyRetention: storage.historyRetention }),
     ping: () => storage.ping(),
     close: () => storage.close(),
+    ...(storage.events !== undefined && {
+      events: tracedPort(storage.events, 'events', EVENT_STORE, around),
+    }),
+    ...(storage.webhooks !== undefined && { webhooks: storage.webhooks }),
   }
 }
 

@@ -44,6 +44,8 @@ const TABLES = [
   'signing_keys',
   'access_log_records',
   'access_log',
+  'beneficiary_events',
+  'webhook_endpoints',
 ]
 
 describe('PostgreSQL storage', { skip }, () => {
@@ -61,6 +63,9 @@ describe('PostgreSQL storage', { skip }, () => {
         migrated = true
       }
       await pool.query(TABLES.map((name) => `DELETE FROM "${schema}".${name};`).join('\n'))
+      await pool.query(
+        `UPDATE "${schema}".beneficiary_event_purge SET through_id = 0, through_xid = '0'`,
+      )
       return openPostgresStorage({ pool, schema, migrate: false })
     },
     destroy: (storage) => storage.close(),
@@ -104,6 +109,9 @@ describe('PostgreSQL storage', { skip }, () => {
         DROP TABLE "${name}".bulk_loads;
         DROP TABLE "${name}".access_log, "${name}".access_log_records;
         DROP INDEX "${name}".beneficiary_history_at;
+        DROP FUNCTION "${name}".beneficiary_history_events() CASCADE;
+        DROP TABLE "${name}".beneficiary_events, "${name}".beneficiary_event_purge;
+        DROP TABLE "${name}".webhook_endpoints;
         DELETE FROM "${name}".kysely_migration WHERE name >= '0002_name_keys_folded';`)
 
       const storage = await openPostgresStorage({ pool, schema: name })
@@ -111,7 +119,9 @@ describe('PostgreSQL storage', { skip }, () => {
         assert.deepEqual(storage.migrationsApplied, [
           '0002_name_keys_folded',
           '0003_bulk_loads',
+          '0004_events',
           '0005_access_log',
+          '0008_webhooks',
         ])
         const ids = async (query: Parameters<typeof listQuery>[0]) =>
           (await storage.beneficiaries.list(listQuery(query))).items.map((item) => item.id)
@@ -140,7 +150,14 @@ describe('PostgreSQL storage', { skip }, () => {
       try {
         assert.deepEqual(
           [...first.migrationsApplied, ...second.migrationsApplied],
-          ['0001_core_schema', '0002_name_keys_folded', '0003_bulk_loads', '0005_access_log'],
+          [
+            '0001_core_schema',
+            '0002_name_keys_folded',
+            '0003_bulk_loads',
+            '0004_events',
+            '0005_access_log',
+            '0008_webhooks',
+          ],
         )
         const clock = new FakeClock(T0)
         const [a, b] = await Promise.all([
@@ -160,7 +177,9 @@ describe('PostgreSQL storage', { skip }, () => {
           { name: '0001_core_schema' },
           { name: '0002_name_keys_folded' },
           { name: '0003_bulk_loads' },
+          { name: '0004_events' },
           { name: '0005_access_log' },
+          { name: '0008_webhooks' },
         ])
       } finally {
         await Promise.all([first.close(), second.close()])

@@ -18,6 +18,7 @@ import type { WireErrorCode } from '../../server/error-status.js'
 import { buildOpenApiDocument } from '../../server/openapi.js'
 import type { SCHEMAS } from '../../server/openapi-components.js'
 import { ROUTES } from '../../server/routes.js'
+import { EventsQueryParams } from '../../core/events.js'
 
 // The client's route table and types are its own copy of the server's facts (importing the
 // server would load it into every host that wants a client). This file holds the copy to the
@@ -47,6 +48,7 @@ type Parts =
   | 'PageMeta'
   | 'PageLinks'
   | 'AccessLogEntry'
+  | 'ChangeEvent'
 /** The error body and its parts, which the client types as `ApiErrorBody`. */
 type ErrorParts = 'ErrorBody' | 'ErrorCode' | 'FieldProblem'
 type Named = keyof RequestBodies | keyof ResponseBodies
@@ -77,6 +79,7 @@ const agreement: Agreement = {
   PagedHistory: true,
   PagedAccessLog: true,
   BeneficiaryExport: true,
+  ChangeEventPage: true,
 }
 // Every core schema of the document the client could need is one it names, save the error body
 // and the parts of other schemas.
@@ -88,13 +91,18 @@ const errorBody: Same<
 > = true
 const queries: Same<
   { [N in keyof Queries]: keyof Queries[N] },
-  { ListQueryParams: keyof Static<typeof ListQueryParams>; HistoryQueryParams: 'page' | 'per_page' }
+  {
+    ListQueryParams: keyof Static<typeof ListQueryParams>
+    HistoryQueryParams: 'page' | 'per_page'
+    EventsQueryParams: 'after' | 'limit' | 'wait'
+  }
 > = true
 const derived: Same<ResponseOf<'get'>, BeneficiaryDetail> = true
 
 const QUERY_SCHEMAS: Readonly<Record<keyof Queries, TObject>> = {
   ListQueryParams,
   HistoryQueryParams,
+  EventsQueryParams,
 }
 
 function clientRoute(operation: string): ClientRoute {

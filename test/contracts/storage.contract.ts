@@ -4,10 +4,12 @@ import { describeAccessLogContract } from './access-log.contract.js'
 import { describeBeneficiaryIdempotencyContract } from './beneficiary-idempotency.contract.js'
 import { describeBeneficiaryListContract } from './beneficiary-list.contract.js'
 import { describeBeneficiaryRecordsContract } from './beneficiary-records.contract.js'
+import { describeChangeFeedContract } from './change-feed.contract.js'
 import { describeClientStoreContract } from './client-store.contract.js'
 import { type StorageContractOptions, useFreshStorage } from './contract-harness.js'
 import { describeSessionStoreContract } from './session-store.contract.js'
 import { describeSigningKeyStoreContract } from './signing-key-store.contract.js'
+import { describeWebhookStoreContract } from './webhook-store.contract.js'
 
 export type { StorageContractOptions } from './contract-harness.js'
 
@@ -34,6 +36,8 @@ export function describeStorageContract(options: StorageContractOptions): void {
     describeSessionStoreContract(storage)
     describeSigningKeyStoreContract(storage)
     describeAccessLogContract(storage)
+    describeChangeFeedContract(storage)
+    describeWebhookStoreContract(storage)
 
     describe('storage', () => {
       it('resolves ping while open', async () => {

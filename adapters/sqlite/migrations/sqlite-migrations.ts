@@ -9,7 +9,9 @@ import { writeLog } from './sqlite-0006-write-log.js'
 import { nameKeysFolded } from './sqlite-0007-name-keys-folded.js'
 import { writeLogDropped } from './sqlite-0008-write-log-dropped.js'
 import { searchSecureDelete } from './sqlite-0009-search-secure-delete.js'
+import { events } from './sqlite-0010-events.js'
 import { accessLog } from './sqlite-0011-access-log.js'
+import { webhooks } from './sqlite-0014-webhooks.js'
 
 const MIGRATION_TABLE = 'kysely_migration'
 
@@ -27,7 +29,9 @@ export const SQLITE_MIGRATIONS: Readonly<Record<string, Migration>> = Object.fre
   '0007_name_keys_folded': nameKeysFolded,
   '0008_write_log_dropped': writeLogDropped,
   '0009_search_secure_delete': searchSecureDelete,
+  '0010_events': events,
   '0011_access_log': accessLog,
+  '0014_webhooks': webhooks,
 })
 
 /** Options of {@link migrateSqlite}. */

@@ -143,12 +143,17 @@ describe('SQLite query plans', () => {
       await first.close()
 
       // Back to the indexes of 0001 and the name counters of 0002 as 0003 left them, and 0004
-      // to 0011 not applied (0007 changes only the keys of names outside ASCII, 0009 makes the
+      // to 0014 not applied (0007 changes only the keys of names outside ASCII, 0009 makes the
       // search table anew from the records).
       const old = new Database(path)
       old.exec('DROP TABLE access_log; DROP TABLE access_log_records')
       old.exec('DROP INDEX beneficiary_history_at')
       old.prepare("DELETE FROM kysely_migration WHERE name = '0011_access_log'").run()
+      old.prepare("DELETE FROM kysely_migration WHERE name = '0014_webhooks'").run()
+      old.exec('DROP TABLE webhook_endpoints')
+      old.prepare("DELETE FROM kysely_migration WHERE name = '0010_events'").run()
+      old.exec(`DROP TRIGGER beneficiary_history_event; DROP TABLE beneficiary_events;
+        DROP TABLE beneficiary_event_purge`)
       old.prepare("DELETE FROM kysely_migration WHERE name = '0009_search_secure_delete'").run()
       old.prepare("DELETE FROM kysely_migration WHERE name = '0007_name_keys_folded'").run()
       old.prepare("DELETE FROM kysely_migration WHERE name = '0008_write_log_dropped'").run()
@@ -180,7 +185,9 @@ describe('SQLite query plans', () => {
           '0007_name_keys_folded',
           '0008_write_log_dropped',
           '0009_search_secure_delete',
+          '0010_events',
           '0011_access_log',
+          '0014_webhooks',
         ])
         const columns = upgraded.database
           .prepare<[], { name: string; key: number }>(
