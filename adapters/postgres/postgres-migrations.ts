@@ -198,7 +198,7 @@ const accessLog = statements([
     PRIMARY KEY (beneficiary_id, at, entry_id)
   )`,
   'CREATE INDEX access_log_records_entry ON %s.access_log_records (entry_id)',
-  'CREATE INDEX beneficiary_history_at ON %s.beneficiary_history (at)',
+  'CREATE INDEX beneficiary_history_at ON %s.beneficiary_history (at, id)',
 ])
 
 /** Records per statement of `nameKeysFolded`. */
