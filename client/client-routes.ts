@@ -121,6 +121,22 @@ export const CLIENT_ROUTES = Object.freeze({
     query: 'HistoryQueryParams',
     etag: true,
   }),
+  match: route({
+    method: 'POST',
+    path: '/beneficiaries/match',
+    status: 200,
+    body: 'MatchCandidateBody',
+    response: 'MatchList',
+    // Reads only: sent again after a 429 or 503 as a GET would be.
+    retry: 'always',
+  }),
+  matches: route({
+    method: 'GET',
+    path: '/beneficiaries/{id}/matches',
+    status: 200,
+    body: undefined,
+    response: 'MatchList',
+  }),
   openapi: route({
     method: 'GET',
     path: '/openapi.json',

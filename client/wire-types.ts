@@ -16,6 +16,8 @@ import type {
   StatusBody,
   TokenResponse,
   UpdateBeneficiaryBody,
+  MatchCandidateBody,
+  MatchList,
 } from '../core/index.js'
 
 // Types only: this file compiles to nothing, so a host that imports the client loads no core,
@@ -31,6 +33,7 @@ export interface RequestBodies {
   readonly CreateBeneficiaryBody: CreateBeneficiaryBody
   readonly UpdateBeneficiaryBody: UpdateBeneficiaryBody
   readonly StatusBody: StatusBody
+  readonly MatchCandidateBody: MatchCandidateBody
 }
 
 /** `GET /healthz`: `ok`. */
@@ -65,6 +68,7 @@ export interface ResponseBodies {
   readonly ProbeStatus: ProbeStatus
   readonly ReadyStatus: ReadyStatus
   readonly OpenApiDocument: OpenApiDocument
+  readonly MatchList: MatchList
 }
 
 /** The query of each operation that reads one, by its schema's name in the core. */

@@ -11,6 +11,7 @@ import type {
 import type {
   BeneficiaryService,
   ClientAdmin,
+  MatchCandidateBody,
   RequestBody,
   RequestContext,
   Result,
@@ -30,6 +31,8 @@ import {
   type AccessTokenKey,
 } from './signing-keys.js'
 import { systemClock } from './system-clock.js'
+import { MatchOperations, type MatchList } from './matching/match-operations.js'
+import { DEFAULT_MATCH_RULES, type MatchRules } from './matching/match-rules.js'
 import type { LoginBody, LogoutBody, RefreshBody } from './validation/auth-schemas.js'
 import type { StatusBody } from './validation/beneficiary-schemas.js'
 import type { HistoryQueryInput, ListQueryInput } from './validation/query-schemas.js'
@@ -73,6 +76,11 @@ export interface BeneficiaryServiceOptions {
    * worker thread per call; on Node.js pass `nodeSha256` from `beneficiary-service/server`.
    */
   readonly sha256?: Sha256
+  /**
+   * The rules of duplicate matching (D38), from `parseMatchRules`. Default: the rule set of
+   * `default-match-rules.json`.
+   */
+  readonly matchRules?: MatchRules
 }
 
 /**
@@ -146,6 +154,13 @@ export async function createBeneficiaryService(
     new BeneficiaryOperations(storage.beneficiaries, clock, admission, hash, settings),
     createClientAdmin({ storage, clock, sha256: hash }),
     storage,
+    new MatchOperations(
+      storage.matches,
+      storage.beneficiaries,
+      clock,
+      admission,
+      options.matchRules ?? DEFAULT_MATCH_RULES,
+    ),
   )
 }
 
@@ -174,6 +189,7 @@ class Service implements BeneficiaryService {
   readonly #sessions: SessionOperations
   readonly #beneficiaries: BeneficiaryOperations
   readonly #storage: Storage
+  readonly #matching: MatchOperations
   readonly clients: ClientAdmin
 
   constructor(
@@ -181,11 +197,13 @@ class Service implements BeneficiaryService {
     beneficiaries: BeneficiaryOperations,
     clients: ClientAdmin,
     storage: Storage,
+    matching: MatchOperations,
   ) {
     this.#sessions = sessions
     this.#beneficiaries = beneficiaries
     this.clients = clients
     this.#storage = storage
+    this.#matching = matching
   }
 
   ready(): Promise<void> {
@@ -252,5 +270,13 @@ class Service implements BeneficiaryService {
     query: HistoryQueryInput = {},
   ): Promise<Result<Paged<HistoryItem>>> {
     return this.#beneficiaries.history(ctx, id, query)
+  }
+
+  match(ctx: RequestContext, body: RequestBody<MatchCandidateBody>): Promise<Result<MatchList>> {
+    return this.#matching.match(ctx, body)
+  }
+
+  matches(ctx: RequestContext, id: string | number): Promise<Result<MatchList>> {
+    return this.#matching.matchesOf(ctx, id)
   }
 }

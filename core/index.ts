@@ -118,3 +118,29 @@ export type { OperationName, OperationPolicy } from './operations.js'
 export type { Sha256 } from './crypto.js'
 export { importWithPeers, MissingPeerDependencyError } from './missing-peer-dependency-error.js'
 export type { PeerPackage } from './missing-peer-dependency-error.js'
+export {
+  DEFAULT_MATCH_RULES,
+  MATCH_RULE_KINDS,
+  MatchRulesError,
+  parseMatchRules,
+} from './matching/match-rules.js'
+export type { MatchRule, MatchRuleKind, MatchRules } from './matching/match-rules.js'
+export {
+  emailMatchKey,
+  nameMatchKey,
+  phoneMatchKey,
+  storedMatchKeys,
+  swappedDate,
+} from './matching/match-keys.js'
+export type { StoredMatchKeys } from './matching/match-keys.js'
+export { nameSimilarity, prepareCandidate, scoreMatch } from './matching/match-score.js'
+export type {
+  MatchCandidate,
+  MatchReason,
+  MatchScore,
+  PreparedCandidate,
+} from './matching/match-score.js'
+export { MAX_MATCHES } from './matching/match-operations.js'
+export type { BeneficiaryMatch, MatchList } from './matching/match-operations.js'
+export type { MatchQuery, MatchStore } from './ports/match-store.js'
+export type { MatchCandidateBody } from './beneficiary-service.js'

@@ -12,6 +12,8 @@ export type OperationName =
   | 'remove'
   | 'setStatus'
   | 'history'
+  | 'match'
+  | 'matches'
 
 /** A scope a token may hold (D2). */
 export type Scope = 'read' | 'write'
@@ -100,6 +102,20 @@ export const OPERATIONS: Readonly<Record<OperationName, OperationPolicy>> = Obje
     body: true,
   },
   history: {
+    authenticated: true,
+    scopes: ['read'],
+    limitClass: 'standard',
+    limitKey: 'client',
+    body: false,
+  },
+  match: {
+    authenticated: true,
+    scopes: ['read'],
+    limitClass: 'standard',
+    limitKey: 'client',
+    body: true,
+  },
+  matches: {
     authenticated: true,
     scopes: ['read'],
     limitClass: 'standard',

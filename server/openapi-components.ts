@@ -23,6 +23,12 @@ import {
   UpdateBeneficiaryBody,
 } from '../core/validation/index.js'
 import { ERROR_CODES } from './error-status.js'
+import {
+  BeneficiaryMatch,
+  MatchCandidateBody,
+  MatchList,
+  MatchReason,
+} from '../core/matching/match-schemas.js'
 
 /** A JSON object of the OpenAPI document. */
 export type Json = Record<string, unknown>
@@ -112,6 +118,10 @@ export const SCHEMAS = {
     type: 'string',
     description: 'Prometheus text exposition format 0.0.4: one sample per line.',
   },
+  MatchCandidateBody,
+  MatchList,
+  BeneficiaryMatch,
+  MatchReason,
 } as const satisfies Readonly<Record<string, TSchema | Json>>
 
 /** The name of a schema under `#/components/schemas`. */

@@ -1,3 +1,4 @@
+import type { MatchStore } from '../../core/ports/match-store.js'
 import type { Storage } from '../../core/ports/storage.js'
 import { MemoryBeneficiaryStore } from './memory-beneficiary-store.js'
 import { MemoryClientStore } from './memory-client-store.js'
@@ -23,6 +24,7 @@ export class MemoryStorage implements Storage {
   readonly clients: MemoryClientStore
   readonly sessions: MemorySessionStore
   readonly signingKeys: MemorySigningKeyStore
+  readonly matches: MatchStore
   #closed = false
 
   constructor() {
@@ -31,6 +33,13 @@ export class MemoryStorage implements Storage {
     this.clients = new MemoryClientStore(assertOpen)
     this.sessions = new MemorySessionStore(assertOpen, (clientId) => this.clients.isLive(clientId))
     this.signingKeys = new MemorySigningKeyStore(assertOpen)
+    const index = this.beneficiaries.matchIndex
+    this.matches = {
+      candidates: async (query) => {
+        assertOpen()
+        return index.candidates(query)
+      },
+    }
   }
 
   /**

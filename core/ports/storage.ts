@@ -1,5 +1,6 @@
 import type { BeneficiaryStore } from './beneficiary-store.js'
 import type { ClientStore } from './client-store.js'
+import type { MatchStore } from './match-store.js'
 import type { SessionStore } from './session-store.js'
 import type { SigningKeyStore } from './signing-key-store.js'
 
@@ -14,6 +15,11 @@ export interface Storage {
   readonly clients: ClientStore
   readonly sessions: SessionStore
   readonly signingKeys: SigningKeyStore
+  /**
+   * Retrieval of possible duplicates by their match keys (D38); every adapter of this package
+   * has it. Without it, matching is refused.
+   */
+  readonly matches?: MatchStore
   /** Resolves when the storage can answer queries (the server's readiness probe); rejects otherwise. */
   ping(): Promise<void>
   /** Releases connections. The storage is unusable afterwards. */

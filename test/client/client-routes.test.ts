@@ -46,6 +46,8 @@ type Parts =
   | 'HistoryEntry'
   | 'PageMeta'
   | 'PageLinks'
+  | 'BeneficiaryMatch'
+  | 'MatchReason'
 /** The error body and its parts, which the client types as `ApiErrorBody`. */
 type ErrorParts = 'ErrorBody' | 'ErrorCode' | 'FieldProblem'
 type Named = keyof RequestBodies | keyof ResponseBodies
@@ -74,6 +76,8 @@ const agreement: Agreement = {
   BeneficiaryDetail: true,
   PagedBeneficiaries: true,
   PagedHistory: true,
+  MatchCandidateBody: true,
+  MatchList: true,
 }
 // Every core schema of the document the client could need is one it names, save the error body
 // and the parts of other schemas.

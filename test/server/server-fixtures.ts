@@ -161,6 +161,8 @@ export function delegateTo(
     remove: (ctx, id) => service.remove(ctx, id),
     setStatus: (ctx, id, body) => service.setStatus(ctx, id, body),
     history: (ctx, id, query) => service.history(ctx, id, query),
+    match: (ctx, body) => service.match(ctx, body),
+    matches: (ctx, id) => service.matches(ctx, id),
     ready: () => service.ready(),
     clients: service.clients,
     ...overrides,
