@@ -127,8 +127,6 @@ export const CLIENT_ROUTES = Object.freeze({
     status: 200,
     body: 'MatchCandidateBody',
     response: 'MatchList',
-    // Reads only: sent again after a 429 or 503 as a GET would be.
-    retry: 'always',
   }),
   matches: route({
     method: 'GET',

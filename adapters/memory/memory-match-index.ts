@@ -1,5 +1,9 @@
 import type { BeneficiaryRecord } from '../../core/beneficiary.js'
-import { storedMatchKeys } from '../../core/matching/match-keys.js'
+import {
+  nameTrigrams as trigrams,
+  storedMatchKeys,
+  trigramSimilarity as similarity,
+} from '../../core/matching/match-keys.js'
 import type { MatchQuery, MatchStore } from '../../core/ports/match-store.js'
 
 /**
@@ -53,12 +57,16 @@ export class MemoryMatchIndex implements MatchStore {
     if (query.name !== undefined) {
       const grams = trigrams(query.name)
       for (const date of query.datesOfBirth ?? []) {
-        const born = [...(this.#byBirth.get(date) ?? [])].filter(
-          (id) => trigramSimilarity(grams, this.#get(id)) >= 0.3,
-        )
+        const born = [...(this.#byBirth.get(date) ?? [])].filter((id) => {
+          const record = this.#get(id)
+          return (
+            record !== undefined &&
+            similarity(grams, trigrams(storedMatchKeys(record).name_key)) >= 0.3
+          )
+        })
         take(born)
       }
-      take(this.#nearestNames(grams, query.limit))
+      if (query.nearestNames === true) take(this.#nearestNames(grams, query.limit))
     }
     if (query.excludeId !== undefined) ids.delete(query.excludeId)
     return [...ids].flatMap((id) => {
@@ -89,23 +97,4 @@ export class MemoryMatchIndex implements MatchStore {
     if (record.date_of_birth !== null) visit(this.#byBirth, record.date_of_birth)
     for (const gram of trigrams(keys.name_key)) visit(this.#byTrigram, gram)
   }
-}
-
-/** The trigrams of a folded name, as `pg_trgm` takes them: each word as `"  word "`. */
-export function trigrams(name: string): Set<string> {
-  const grams = new Set<string>()
-  for (const word of name.split(' ')) {
-    if (word === '') continue
-    const padded = `  ${word} `
-    for (let i = 0; i + 3 <= padded.length; i++) grams.add(padded.slice(i, i + 3))
-  }
-  return grams
-}
-
-function trigramSimilarity(grams: ReadonlySet<string>, record: BeneficiaryRecord | undefined) {
-  if (record === undefined) return 0
-  const other = trigrams(storedMatchKeys(record).name_key)
-  let shared = 0
-  for (const gram of grams) if (other.has(gram)) shared++
-  return shared / (grams.size + other.size - shared)
 }

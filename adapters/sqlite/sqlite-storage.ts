@@ -1,3 +1,4 @@
+import { SqliteMatchStore } from './sqlite-match-keys.js'
 import { closeSync, fchmodSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { StorageUnavailableError } from '../../core/errors.js'
@@ -73,6 +74,7 @@ export class SqliteStorage implements Storage {
   readonly clients: RelationalClientStore
   readonly sessions: RelationalSessionStore
   readonly signingKeys: RelationalSigningKeyStore
+  readonly matches: SqliteMatchStore
   /** The migrations `openSqliteStorage` applied when it opened the storage, in order. */
   readonly migrationsApplied: readonly string[]
   readonly #db: Database.Database
@@ -136,6 +138,7 @@ export class SqliteStorage implements Storage {
     this.clients = new RelationalClientStore(statements, assertOpen, () => tokens.forget())
     this.sessions = new RelationalSessionStore(statements, assertOpen, tokens)
     this.signingKeys = new RelationalSigningKeyStore(statements, assertOpen)
+    this.matches = new SqliteMatchStore(db, assertOpen)
   }
 
   /** Whether the writes run on a thread of the storage's own (`writer: 'thread'`), and it runs. */

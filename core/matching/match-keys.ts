@@ -65,3 +65,22 @@ export function swappedDate(date: string): string | undefined {
   const check = new Date(Date.UTC(year, day - 1, month))
   return check.getUTCMonth() === day - 1 && check.getUTCDate() === month ? swapped : undefined
 }
+
+/** The trigrams of a folded name, as `pg_trgm` takes them: each word as `"  word "`. */
+export function nameTrigrams(name: string): Set<string> {
+  const grams = new Set<string>()
+  for (const word of name.split(' ')) {
+    if (word === '') continue
+    const padded = `  ${word} `
+    for (let i = 0; i + 3 <= padded.length; i++) grams.add(padded.slice(i, i + 3))
+  }
+  return grams
+}
+
+/** Shared trigrams over all trigrams of the two sets (`pg_trgm`'s `similarity`), 0–1. */
+export function trigramSimilarity(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  let shared = 0
+  for (const gram of a) if (b.has(gram)) shared++
+  const all = a.size + b.size - shared
+  return all === 0 ? 0 : shared / all
+}

@@ -95,6 +95,10 @@ export class MatchOperations {
     if (prepared.phone !== undefined) query.phone = prepared.phone
     if (prepared.first !== undefined && prepared.last !== undefined) {
       query.name = nameMatchKey(candidate.first_name!, candidate.last_name!)
+      // A record found by its name alone fires the name rule at most: worth looking up only
+      // when that reaches the threshold.
+      const name = this.#rules.rules.find((rule) => rule.rule === 'name')
+      if (name !== undefined && name.weight >= this.#rules.threshold) query.nearestNames = true
       if (prepared.dateOfBirth !== undefined) {
         query.datesOfBirth =
           prepared.swappedDateOfBirth === undefined

@@ -15,6 +15,12 @@ export interface MatchQuery {
   /** The folded full name (`nameMatchKey`): lower-case, accent-free words joined by spaces. */
   readonly name?: string
   /**
+   * Also the records whose folded names are nearest `name` (trigram similarity), whatever else
+   * they hold. The core asks for them only when a name alike is enough for a match under its
+   * rules; otherwise a record can only match through another key.
+   */
+  readonly nearestNames?: boolean
+  /**
    * Dates of birth (`YYYY-MM-DD`) to look up together with the name: records born on one of
    * them whose folded name shares trigrams with `name` (the date as given and with day and
    * month swapped). Ignored without `name`.

@@ -7,6 +7,7 @@ import { describeClientStoreContract } from './client-store.contract.js'
 import { type StorageContractOptions, useFreshStorage } from './contract-harness.js'
 import { describeSessionStoreContract } from './session-store.contract.js'
 import { describeSigningKeyStoreContract } from './signing-key-store.contract.js'
+import { describeMatchStoreContract } from './match.contract.js'
 
 export type { StorageContractOptions } from './contract-harness.js'
 
@@ -32,6 +33,7 @@ export function describeStorageContract(options: StorageContractOptions): void {
     describeClientStoreContract(storage)
     describeSessionStoreContract(storage)
     describeSigningKeyStoreContract(storage)
+    describeMatchStoreContract(storage)
 
     describe('storage', () => {
       it('resolves ping while open', async () => {
