@@ -100,11 +100,18 @@ describe('PostgreSQL storage', { skip }, () => {
         INSERT INTO ${counts} (kind, status, key, prefix, shard, n, min_id, max_id)
           SELECT kind, status, key, prefix, 0, n, 0, 0 FROM (${recount}) c;
         DROP TABLE "${name}".bulk_loads;
+        DROP FUNCTION "${name}".match_phone(text) CASCADE;
+        DROP INDEX "${name}".beneficiaries_match_email, "${name}".beneficiaries_match_birth,
+          "${name}".beneficiaries_match_name;
         DELETE FROM "${name}".kysely_migration WHERE name >= '0002_name_keys_folded';`)
 
       const storage = await openPostgresStorage({ pool, schema: name })
       try {
-        assert.deepEqual(storage.migrationsApplied, ['0002_name_keys_folded', '0003_bulk_loads'])
+        assert.deepEqual(storage.migrationsApplied, [
+          '0002_name_keys_folded',
+          '0003_bulk_loads',
+          '0006_match_keys',
+        ])
         const ids = async (query: Parameters<typeof listQuery>[0]) =>
           (await storage.beneficiaries.list(listQuery(query))).items.map((item) => item.id)
         const [lucja, lucia, mario] = await ids({ sort: 'id' })
@@ -132,7 +139,7 @@ describe('PostgreSQL storage', { skip }, () => {
       try {
         assert.deepEqual(
           [...first.migrationsApplied, ...second.migrationsApplied],
-          ['0001_core_schema', '0002_name_keys_folded', '0003_bulk_loads'],
+          ['0001_core_schema', '0002_name_keys_folded', '0003_bulk_loads', '0006_match_keys'],
         )
         const clock = new FakeClock(T0)
         const [a, b] = await Promise.all([
@@ -152,6 +159,7 @@ describe('PostgreSQL storage', { skip }, () => {
           { name: '0001_core_schema' },
           { name: '0002_name_keys_folded' },
           { name: '0003_bulk_loads' },
+          { name: '0006_match_keys' },
         ])
       } finally {
         await Promise.all([first.close(), second.close()])
