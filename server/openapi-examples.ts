@@ -106,7 +106,7 @@ export const REQUEST_EXAMPLES: Readonly<Partial<Record<OperationName, Json>>> = 
       email: 'm.rossi@example.com',
       date_of_birth: '1985-12-10',
     }),
-    ...one('Phone only', { phone: '06 1234 5678' }),
+    ...one('Phone only, national', { phone: '0612345678' }),
   },
 }
 

@@ -1,7 +1,7 @@
 import type { Admission } from '../admission.js'
 import type { BeneficiaryListItem, BeneficiaryRecord } from '../beneficiary.js'
 import type { RequestBody, RequestContext, Result } from '../beneficiary-service.js'
-import { NotFoundError, ValidationError } from '../errors.js'
+import { NotFoundError, ValidationError, type FieldProblem } from '../errors.js'
 import type { Clock } from '../ports/clock.js'
 import type { MatchQuery, MatchStore } from '../ports/match-store.js'
 import type { BeneficiaryStore } from '../ports/beneficiary-store.js'
@@ -62,8 +62,7 @@ export class MatchOperations {
 
   match(ctx: RequestContext, body: RequestBody): Promise<Result<MatchList>> {
     return this.#admission.admit('match', ctx, async ({ claims, rateLimit }) => {
-      const fields = parseUpdateInput(bodyOf(body), isoTime(this.#clock.now()).slice(0, 10))
-      requireIdentifyingField(fields)
+      const fields = parseCandidate(bodyOf(body), isoTime(this.#clock.now()).slice(0, 10))
       const data = await this.#matchesFor(fields, undefined)
       return { value: { data }, rateLimit, clientId: claims.clientId }
     })
@@ -123,18 +122,38 @@ export class MatchOperations {
 }
 
 /**
- * A candidate must carry a fiscal code, an e-mail address, a phone number, or both names
- * (D38): else the names it lacks are the fields at fault.
+ * The candidate of a match: the body validated as an update's (the create body's fields, every
+ * one optional), carrying a fiscal code, an e-mail address, a phone number, or both names
+ * (D38). Every problem is reported at once: the invalid fields, and the names a candidate
+ * without an identifying field lacks.
+ * @throws ValidationError `validation_failed` naming every field at fault
  */
-function requireIdentifyingField(fields: MatchCandidate): void {
-  const has = (value: string | null | undefined) =>
-    value !== undefined && value !== null && value !== ''
-  if (has(fields.fiscal_code) || has(fields.email) || has(fields.phone)) return
-  if (has(fields.first_name) && has(fields.last_name)) return
+function parseCandidate(body: unknown, today: string): MatchCandidate {
+  let fields: MatchCandidate
+  let problems: readonly FieldProblem[] = []
+  try {
+    fields = parseUpdateInput(body, today)
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error
+    problems = error.details
+    // What the body holds, for the check of its identifying fields; the values are not used.
+    fields = typeof body === 'object' && body !== null ? (body as MatchCandidate) : {}
+  }
+  const has = (name: keyof MatchCandidate) => {
+    const value = fields[name]
+    return value !== undefined && value !== null && value !== ''
+  }
+  const identified =
+    has('fiscal_code') || has('email') || has('phone') || (has('first_name') && has('last_name'))
   const message = 'is required unless fiscal_code, email or phone is given'
-  const details = [
-    ...(has(fields.first_name) ? [] : [{ field: 'first_name', message }]),
-    ...(has(fields.last_name) ? [] : [{ field: 'last_name', message }]),
-  ]
-  throw new ValidationError(details)
+  const named = new Set(problems.map((problem) => problem.field))
+  const missing = identified
+    ? []
+    : (['first_name', 'last_name'] as const)
+        .filter((name) => !has(name) && !named.has(name))
+        .map((field) => ({ field, message }))
+  if (problems.length > 0 || missing.length > 0) {
+    throw new ValidationError([...problems, ...missing])
+  }
+  return fields
 }

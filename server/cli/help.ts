@@ -113,7 +113,11 @@ ${DB}
                             (OTEL_EXPORTER_OTLP_ENDPOINT, default none: tracing off). Needs
                             the OpenTelemetry packages installed (docs/tracing.md)
   --otel-service-name NAME  service.name of the spans (OTEL_SERVICE_NAME,
-                            default beneficiary-service)`
+                            default beneficiary-service)
+  --match-rules FILE        The rules of duplicate matching, a JSON file of the shape of the
+                            default-match-rules.json shipped with the package; checked at start,
+                            a mistake names its line (MATCH_RULES_FILE, default the shipped
+                            rules; docs/matching.md)`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

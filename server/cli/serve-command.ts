@@ -49,6 +49,7 @@ const OPTIONS = {
   'cors-origin': { type: 'string' },
   'otlp-endpoint': { type: 'string' },
   'otel-service-name': { type: 'string' },
+  'match-rules': { type: 'string' },
 } as const
 
 /** `db.system.name` of the storage spans, in OpenTelemetry's names. */
@@ -133,6 +134,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       basePath: config.basePath,
       sha256: nodeSha256,
       ...(config.keys !== undefined && { keys: config.keys }),
+      ...(config.matchRules !== undefined && { matchRules: config.matchRules }),
     })
     if ((await service.clients.list()).length === 0) {
       const where =

@@ -1,5 +1,6 @@
 import type { BeneficiaryStore } from '../../core/ports/beneficiary-store.js'
 import type { ClientStore } from '../../core/ports/client-store.js'
+import type { MatchStore } from '../../core/ports/match-store.js'
 import type { RateLimitStore } from '../../core/ports/rate-limit-store.js'
 import type { SessionStore } from '../../core/ports/session-store.js'
 import type { SigningKeyStore } from '../../core/ports/signing-key-store.js'
@@ -36,6 +37,7 @@ const SIGNING_KEY_STORE: Readonly<Record<keyof SigningKeyStore, true>> = {
   insert: true,
 }
 const RATE_LIMIT_STORE: Readonly<Record<keyof RateLimitStore, true>> = { take: true }
+const MATCH_STORE: Readonly<Record<keyof MatchStore, true>> = { candidates: true }
 
 /**
  * `storage` with each call of its four ports inside a span named `port.method`. A new object
@@ -49,6 +51,9 @@ export function tracedStorage(storage: Storage, around: SpanAround): Storage {
     clients: tracedPort(storage.clients, 'clients', CLIENT_STORE, around),
     sessions: tracedPort(storage.sessions, 'sessions', SESSION_STORE, around),
     signingKeys: tracedPort(storage.signingKeys, 'signing_keys', SIGNING_KEY_STORE, around),
+    ...(storage.matches !== undefined && {
+      matches: tracedPort(storage.matches, 'matches', MATCH_STORE, around),
+    }),
     ping: () => storage.ping(),
     close: () => storage.close(),
   }
