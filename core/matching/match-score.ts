@@ -101,7 +101,7 @@ function fires(
       return (
         candidate.phone !== undefined &&
         record.phone !== null &&
-        candidate.phone === phoneMatchKey(record.phone)
+        samePhone(candidate.phone, record.phone)
       )
     case 'name':
       return (
@@ -129,6 +129,17 @@ function fires(
         candidate.swappedDateOfBirth !== record.date_of_birth
       )
   }
+}
+
+/**
+ * Whether a stored phone is the number `e164`. Parsing costs tens of microseconds, and most
+ * candidates' phones differ: a number's last digits survive every way of writing it, so a
+ * phone whose last six digits differ is another number without being parsed.
+ */
+function samePhone(e164: string, phone: string): boolean {
+  if (phone === e164) return true
+  if (phone.slice(-6) !== e164.slice(-6)) return false
+  return phoneMatchKey(phone) === e164
 }
 
 /**
