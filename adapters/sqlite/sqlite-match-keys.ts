@@ -15,6 +15,9 @@ type KeyedRecord = Pick<
   'first_name' | 'last_name' | 'email' | 'phone' | 'date_of_birth'
 >
 
+/** Names whose trigrams are kept between matches. */
+const TRIGRAM_CACHE_SIZE = 10_000
+
 /** Least trigram similarity of the names of the records born on the candidate's dates. */
 const BORN_SAME_DAY_SIMILARITY = 0.3
 
@@ -91,6 +94,8 @@ export class SqliteMatchStore implements MatchStore {
   readonly #byBirth: BetterSqlite3.Statement<[string, number], { id: number; name_key: string }>
   readonly #byName: BetterSqlite3.Statement<[string, number], { id: number }>
   readonly #record: SqliteQuery<never>
+  /** Trigrams of the names last compared: names repeat, and a set costs more than a look-up. */
+  readonly #trigrams = new Map<string, ReadonlySet<string>>()
 
   constructor(db: BetterSqlite3.Database, assertOpen: () => void) {
     this.#assertOpen = assertOpen
@@ -128,7 +133,8 @@ export class SqliteMatchStore implements MatchStore {
         const born = this.#byBirth
           .all(date, limit * 20)
           .filter(
-            (row) => trigramSimilarity(grams, trigrams(row.name_key)) >= BORN_SAME_DAY_SIMILARITY,
+            (row) =>
+              trigramSimilarity(grams, this.#trigramsOf(row.name_key)) >= BORN_SAME_DAY_SIMILARITY,
           )
         take(born.slice(0, limit))
       }
@@ -147,5 +153,15 @@ export class SqliteMatchStore implements MatchStore {
       if (values !== undefined) records.push(recordOf(values))
     }
     return records
+  }
+
+  #trigramsOf(name: string): ReadonlySet<string> {
+    let grams = this.#trigrams.get(name)
+    if (grams === undefined) {
+      if (this.#trigrams.size >= TRIGRAM_CACHE_SIZE) this.#trigrams.clear()
+      grams = trigrams(name)
+      this.#trigrams.set(name, grams)
+    }
+    return grams
   }
 }

@@ -24,7 +24,9 @@ export const matchKeys: Migration = {
     )
     await sql`CREATE INDEX beneficiary_match_keys_phone ON beneficiary_match_keys (phone_key)
       WHERE phone_key IS NOT NULL`.execute(db)
-    await sql`CREATE INDEX beneficiary_match_keys_birth ON beneficiary_match_keys (date_of_birth)
+    // With the name: the records born on a date are compared by name without reading their rows.
+    await sql`CREATE INDEX beneficiary_match_keys_birth
+      ON beneficiary_match_keys (date_of_birth, name_key)
       WHERE date_of_birth IS NOT NULL`.execute(db)
     await sql`CREATE VIRTUAL TABLE beneficiary_match_names USING fts5(
       name_key, content = 'beneficiary_match_keys', content_rowid = 'id', tokenize = 'trigram'
