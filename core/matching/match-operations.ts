@@ -1,4 +1,4 @@
-import type { Admission } from '../admission.js'
+import type { Admission, Admitted } from '../admission.js'
 import type { BeneficiaryListItem, BeneficiaryRecord } from '../beneficiary.js'
 import type { RequestBody, RequestContext, Result } from '../beneficiary-service.js'
 import { NotFoundError, ValidationError, type FieldProblem } from '../errors.js'
@@ -69,14 +69,29 @@ export class MatchOperations {
   }
 
   matchesOf(ctx: RequestContext, id: string | number): Promise<Result<MatchList>> {
-    return this.#admission.admit('matches', ctx, async ({ claims, rateLimit }) => {
-      const value = typeof id === 'number' ? id : ID.test(id) ? Number(id) : NaN
-      const record =
-        Number.isSafeInteger(value) && value >= 1 ? await this.#records.get(value) : undefined
+    const value = typeof id === 'number' ? id : ID.test(id) ? Number(id) : NaN
+    const recordId = Number.isSafeInteger(value) && value >= 1 ? value : undefined
+    const answer = async (
+      { claims, rateLimit }: Admitted,
+      record: BeneficiaryRecord | undefined,
+    ): Promise<Result<MatchList>> => {
       if (record === undefined) throw new NotFoundError('The beneficiary was not found.')
       const data = await this.#matchesFor(record, record.id)
       return { value: { data }, rateLimit, clientId: claims.clientId }
-    })
+    }
+    const records = this.#records
+    // As a get reads its record: with the token's check, in one round trip, where the store can.
+    if (records.getForToken !== undefined && recordId !== undefined) {
+      return this.#admission.admitWithRead(
+        'matches',
+        ctx,
+        (token) => records.getForToken!(recordId, token),
+        answer,
+      )
+    }
+    return this.#admission.admit('matches', ctx, async (admitted) =>
+      answer(admitted, recordId === undefined ? undefined : await records.get(recordId)),
+    )
   }
 
   async #matchesFor(
