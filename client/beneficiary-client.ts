@@ -196,6 +196,24 @@ export class BeneficiaryClient {
     return this.#exchange.send('events', { query }, options)
   }
 
+  /**
+   * The existing records that may be the same person as `candidate` (D38): at most 20, best
+   * first, each with its `score` and `reasons`. Every field optional; at least a fiscal code,
+   * an e-mail address, a phone number or both names.
+   * @throws ApiError `validation_failed` naming every bad field (422)
+   */
+  match(candidate: BodyOf<'match'>, options: CallOptions = NO_OPTIONS): Answer<'match'> {
+    return this.#exchange.send('match', { body: candidate }, options)
+  }
+
+  /**
+   * The records that may be the same person as the beneficiary `id`, itself left out (D38).
+   * @throws ApiError `not_found`
+   */
+  matches(id: number, options: CallOptions = NO_OPTIONS): Answer<'matches'> {
+    return this.#exchange.send('matches', { id }, options)
+  }
+
   /** The server's OpenAPI document. */
   openapi(options: CallOptions = NO_OPTIONS): Answer<'openapi'> {
     return this.#exchange.send('openapi', {}, options)

@@ -121,6 +121,20 @@ export const CLIENT_ROUTES = Object.freeze({
     query: 'HistoryQueryParams',
     etag: true,
   }),
+  match: route({
+    method: 'POST',
+    path: '/beneficiaries/match',
+    status: 200,
+    body: 'MatchCandidateBody',
+    response: 'MatchList',
+  }),
+  matches: route({
+    method: 'GET',
+    path: '/beneficiaries/{id}/matches',
+    status: 200,
+    body: undefined,
+    response: 'MatchList',
+  }),
   openapi: route({
     method: 'GET',
     path: '/openapi.json',

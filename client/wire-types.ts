@@ -18,6 +18,8 @@ import type {
   StatusBody,
   TokenResponse,
   UpdateBeneficiaryBody,
+  MatchCandidateBody,
+  MatchList,
 } from '../core/index.js'
 import type { ChangeEventPage, EventsQueryInput } from '../core/index.js'
 
@@ -34,6 +36,7 @@ export interface RequestBodies {
   readonly CreateBeneficiaryBody: CreateBeneficiaryBody
   readonly UpdateBeneficiaryBody: UpdateBeneficiaryBody
   readonly StatusBody: StatusBody
+  readonly MatchCandidateBody: MatchCandidateBody
 }
 
 /** `GET /healthz`: `ok`. */
@@ -71,6 +74,7 @@ export interface ResponseBodies {
   readonly PagedAccessLog: Paged<AccessLogItem>
   readonly BeneficiaryExport: BeneficiaryExport
   readonly ChangeEventPage: ChangeEventPage
+  readonly MatchList: MatchList
 }
 
 /** The query of each operation that reads one, by its schema's name in the core. */

@@ -17,9 +17,13 @@ import type {
   UpdateBeneficiaryBody,
 } from './beneficiary.js'
 import type { AccessLogItem, BeneficiaryExport } from './access-log-operations.js'
+
+/** Body of `POST /beneficiaries/match` (D38): the create body's fields, every one optional. */
+export type MatchCandidateBody = UpdateBeneficiaryBody
 import type { LoginBody, LogoutBody, RefreshBody } from './validation/auth-schemas.js'
 import type { StatusBody } from './validation/beneficiary-schemas.js'
 import type { HistoryQueryInput, ListQueryInput } from './validation/query-schemas.js'
+import type { MatchList } from './matching/match-operations.js'
 
 /**
  * What the caller knows about one request. Every field is optional: an in-process host passes
@@ -190,6 +194,19 @@ export interface BeneficiaryService {
    * @throws ValidationError, CursorExpiredError and the authentication errors of `list`
    */
   events(ctx: RequestContext, query?: EventsQueryInput): Promise<Result<ChangeEventPage>>
+  /**
+   * The existing records that may be the same person as `body`, a candidate in the create
+   * body's shape with every field optional (at least a fiscal code, an e-mail address, a phone
+   * number or both names): at most 20, best first, each with its score and the rules that fired
+   * (D38). Changes nothing.
+   * @throws ValidationError, BadRequestError and the authentication errors of `list`
+   */
+  match(ctx: RequestContext, body: RequestBody<MatchCandidateBody>): Promise<Result<MatchList>>
+  /**
+   * As `match`, for the stored record `id`, which the answer leaves out (D38).
+   * @throws NotFoundError and the authentication errors of `list`
+   */
+  matches(ctx: RequestContext, id: string | number): Promise<Result<MatchList>>
   /** Operator functions for clients (D1). Not reachable over HTTP. */
   readonly clients: ClientAdmin
   /** Resolves when the storage answers (readiness). */

@@ -17,6 +17,7 @@ import type {
 import type {
   BeneficiaryService,
   ClientAdmin,
+  MatchCandidateBody,
   RequestBody,
   RequestContext,
   Result,
@@ -37,6 +38,8 @@ import {
   type AccessTokenKey,
 } from './signing-keys.js'
 import { systemClock } from './system-clock.js'
+import { MatchOperations, type MatchList } from './matching/match-operations.js'
+import { DEFAULT_MATCH_RULES, type MatchRules } from './matching/match-rules.js'
 import type { LoginBody, LogoutBody, RefreshBody } from './validation/auth-schemas.js'
 import type { StatusBody } from './validation/beneficiary-schemas.js'
 import type { HistoryQueryInput, ListQueryInput } from './validation/query-schemas.js'
@@ -80,6 +83,11 @@ export interface BeneficiaryServiceOptions {
    * worker thread per call; on Node.js pass `nodeSha256` from `beneficiary-service/server`.
    */
   readonly sha256?: Sha256
+  /**
+   * The rules of duplicate matching (D38), from `parseMatchRules`. Default: the rule set of
+   * `default-match-rules.json`.
+   */
+  readonly matchRules?: MatchRules
 }
 
 /**
@@ -163,6 +171,13 @@ export async function createBeneficiaryService(
       settings,
     ),
     new EventFeed(storage.events, clock, admission),
+    new MatchOperations(
+      storage.matches,
+      storage.beneficiaries,
+      clock,
+      admission,
+      options.matchRules ?? DEFAULT_MATCH_RULES,
+    ),
   )
 }
 
@@ -193,6 +208,7 @@ class Service implements BeneficiaryService {
   readonly #storage: Storage
   readonly #accessLog: AccessLogOperations
   readonly #events: EventFeed
+  readonly #matching: MatchOperations
   readonly clients: ClientAdmin
 
   constructor(
@@ -202,6 +218,7 @@ class Service implements BeneficiaryService {
     storage: Storage,
     accessLog: AccessLogOperations,
     events: EventFeed,
+    matching: MatchOperations,
   ) {
     this.#sessions = sessions
     this.#beneficiaries = beneficiaries
@@ -209,6 +226,7 @@ class Service implements BeneficiaryService {
     this.#storage = storage
     this.#accessLog = accessLog
     this.#events = events
+    this.#matching = matching
   }
 
   ready(): Promise<void> {
@@ -298,5 +316,13 @@ class Service implements BeneficiaryService {
     const done = await result
     this.#events.notify()
     return done
+  }
+
+  match(ctx: RequestContext, body: RequestBody<MatchCandidateBody>): Promise<Result<MatchList>> {
+    return this.#matching.match(ctx, body)
+  }
+
+  matches(ctx: RequestContext, id: string | number): Promise<Result<MatchList>> {
+    return this.#matching.matchesOf(ctx, id)
   }
 }

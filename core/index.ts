@@ -140,3 +140,29 @@ export { MAX_EVENTS_LIMIT, MAX_EVENTS_WAIT } from './events.js'
 export type { ChangeEvent, ChangeEventPage, ChangeEventType, EventsQueryInput } from './events.js'
 export type { EventPage, EventRead, EventStore, StoredEvent } from './ports/event-store.js'
 export type { WebhookEndpoint, WebhookState, WebhookStore } from './ports/webhook-store.js'
+export {
+  DEFAULT_MATCH_RULES,
+  MATCH_RULE_KINDS,
+  MatchRulesError,
+  parseMatchRules,
+} from './matching/match-rules.js'
+export type { MatchRule, MatchRuleKind, MatchRules } from './matching/match-rules.js'
+export {
+  emailMatchKey,
+  nameMatchKey,
+  phoneMatchKey,
+  storedMatchKeys,
+  swappedDate,
+} from './matching/match-keys.js'
+export type { StoredMatchKeys } from './matching/match-keys.js'
+export { nameSimilarity, prepareCandidate, scoreMatch } from './matching/match-score.js'
+export type {
+  MatchCandidate,
+  MatchReason,
+  MatchScore,
+  PreparedCandidate,
+} from './matching/match-score.js'
+export { MAX_MATCHES } from './matching/match-operations.js'
+export type { BeneficiaryMatch, MatchList } from './matching/match-operations.js'
+export type { MatchQuery, MatchStore } from './ports/match-store.js'
+export type { MatchCandidateBody } from './beneficiary-service.js'

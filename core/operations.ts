@@ -15,6 +15,8 @@ export type OperationName =
   | 'accessLog'
   | 'export'
   | 'events'
+  | 'match'
+  | 'matches'
 
 /**
  * A scope a token may hold (D2): `audit` (D37) reads who read a record and exports everything
@@ -127,6 +129,20 @@ export const OPERATIONS: Readonly<Record<OperationName, OperationPolicy>> = Obje
     body: false,
   },
   events: {
+    authenticated: true,
+    scopes: ['read'],
+    limitClass: 'standard',
+    limitKey: 'client',
+    body: false,
+  },
+  match: {
+    authenticated: true,
+    scopes: ['read'],
+    limitClass: 'standard',
+    limitKey: 'client',
+    body: true,
+  },
+  matches: {
     authenticated: true,
     scopes: ['read'],
     limitClass: 'standard',

@@ -29,6 +29,12 @@ import {
 } from '../core/validation/access-log-schemas.js'
 import { ChangeEventPageSchema, ChangeEventSchema } from '../core/events.js'
 import { ERROR_CODES } from './error-status.js'
+import {
+  BeneficiaryMatch,
+  MatchCandidateBody,
+  MatchList,
+  MatchReason,
+} from '../core/matching/match-schemas.js'
 
 /** A JSON object of the OpenAPI document. */
 export type Json = Record<string, unknown>
@@ -123,6 +129,10 @@ export const SCHEMAS = {
   BeneficiaryExport,
   ChangeEventPage: ChangeEventPageSchema,
   ChangeEvent: ChangeEventSchema,
+  MatchCandidateBody,
+  MatchList,
+  BeneficiaryMatch,
+  MatchReason,
 } as const satisfies Readonly<Record<string, TSchema | Json>>
 
 /** The name of a schema under `#/components/schemas`. */

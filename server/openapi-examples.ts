@@ -99,6 +99,15 @@ export const REQUEST_EXAMPLES: Readonly<Partial<Record<OperationName, Json>>> = 
     ...one('Clear the address', { address: null }),
   },
   setStatus: one('Activate', { status: 'active', reason: 'documents checked' }),
+  match: {
+    ...one('Names the other way round, another e-mail', {
+      first_name: 'Rossi',
+      last_name: 'Maria',
+      email: 'm.rossi@example.com',
+      date_of_birth: '1985-12-10',
+    }),
+    ...one('Phone only, national', { phone: '0612345678' }),
+  },
 }
 
 /** The example of each operation's success body; `undefined` for an answer without one. */
@@ -185,6 +194,26 @@ export const SUCCESS_EXAMPLES: Readonly<
     info: { title: 'Beneficiary service', version: '3.0.3' },
     paths: {},
   }),
+  match: one('One possible duplicate', {
+    data: [
+      {
+        id: 1,
+        first_name: 'Maria',
+        last_name: 'Rossi',
+        email: 'maria.rossi@example.org',
+        phone: '+390612345678',
+        status: 'pending',
+        created_at: CREATED_AT,
+        updated_at: UPDATED_AT,
+        score: 0.65,
+        reasons: [
+          { rule: 'name', weight: 0.35 },
+          { rule: 'date_of_birth', weight: 0.3 },
+        ],
+      },
+    ],
+  }),
+  matches: one('None', { data: [] }),
   health: one('Up', { status: 'ok' }),
   ready: {
     ...one('Ready', { status: 'ready' }),

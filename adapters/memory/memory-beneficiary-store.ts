@@ -1,3 +1,4 @@
+import { MemoryMatchIndex } from './memory-match-index.js'
 import type {
   BeneficiaryRecord,
   BeneficiarySummary,
@@ -56,6 +57,8 @@ export class MemoryBeneficiaryStore implements BeneficiaryStore {
   /** Claims by client id, then key. */
   readonly #claims = new Map<string, Map<string, StoredClaim>>()
   #lastId = 0
+  /** The match keys of the records (D38), kept in step by `#put` and `#delete`. */
+  readonly matchIndex = new MemoryMatchIndex((id) => this.#records.get(id)?.record)
 
   /** Where each change's event goes (D33), in the same step as its history entry. */
   readonly #events: MemoryEventLog | undefined
@@ -227,6 +230,7 @@ export class MemoryBeneficiaryStore implements BeneficiaryStore {
 
   #put(stored: StoredRecord): void {
     this.#records.set(stored.record.id, stored)
+    this.matchIndex.add(stored.record)
     if (stored.record.fiscal_code !== null) {
       this.#idsByFiscalCode.set(stored.record.fiscal_code, stored.record.id)
     }
@@ -234,6 +238,7 @@ export class MemoryBeneficiaryStore implements BeneficiaryStore {
 
   #delete(stored: StoredRecord): void {
     this.#records.delete(stored.record.id)
+    this.matchIndex.remove(stored.record)
     if (stored.record.fiscal_code !== null) this.#idsByFiscalCode.delete(stored.record.fiscal_code)
   }
 }

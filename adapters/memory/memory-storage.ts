@@ -1,5 +1,6 @@
 import { BufferedAccessLog } from '../../core/buffered-access-log.js'
 import type { HistoryPurge } from '../../core/ports/history-purge.js'
+import type { MatchStore } from '../../core/ports/match-store.js'
 import type { Storage } from '../../core/ports/storage.js'
 import { MemoryAccessLogTable } from './memory-access-log.js'
 import { MemoryBeneficiaryStore } from './memory-beneficiary-store.js'
@@ -36,6 +37,7 @@ export class MemoryStorage implements Storage {
   readonly events: MemoryEventLog
   /** Webhook endpoints and their deliveries (D34). */
   readonly webhooks: MemoryWebhookStore
+  readonly matches: MatchStore
   #closed = false
 
   constructor() {
@@ -49,6 +51,13 @@ export class MemoryStorage implements Storage {
     this.accessLog = new BufferedAccessLog(new MemoryAccessLogTable(assertOpen))
     this.historyRetention = {
       purge: (before, limit) => this.beneficiaries.purgeHistory(before, limit),
+    }
+    const index = this.beneficiaries.matchIndex
+    this.matches = {
+      candidates: async (query) => {
+        assertOpen()
+        return index.candidates(query)
+      },
     }
   }
 

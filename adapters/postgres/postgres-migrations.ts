@@ -14,6 +14,7 @@ import { addCounts, recordCounts, SHARDS, table } from './postgres-counters.js'
 import { translateStorageFailure } from './postgres-storage-failure.js'
 import { eventsMigration } from './postgres-event-migration.js'
 import { webhooksMigration } from './postgres-webhook-store.js'
+import { matchKeysMigration } from './postgres-match-keys.js'
 
 const MIGRATION_TABLE = 'kysely_migration'
 
@@ -275,6 +276,7 @@ export function postgresMigrations(schema: string): Readonly<Record<string, Migr
     '0003_bulk_loads': bulkLoads(schema),
     '0004_events': eventsMigration(schema),
     '0005_access_log': accessLog(schema),
+    '0006_match_keys': matchKeysMigration(schema),
     '0008_webhooks': webhooksMigration(schema),
   })
 }

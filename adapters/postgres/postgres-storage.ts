@@ -1,6 +1,7 @@
 import { BufferedAccessLog } from '../../core/buffered-access-log.js'
 import { PostgresEventLog } from './postgres-event-log.js'
 import { PostgresWebhookStore } from './postgres-webhook-store.js'
+import { PostgresMatchStore } from './postgres-match-keys.js'
 import type { Storage } from '../../core/ports/storage.js'
 import type { HistoryPurge } from '../../core/ports/history-purge.js'
 import { PostgresAccessLogTable, postgresHistoryPurge } from './postgres-access-log.js'
@@ -65,6 +66,7 @@ export class PostgresStorage implements Storage {
   readonly events: PostgresEventLog
   /** Webhook endpoints and their deliveries (D34). */
   readonly webhooks: PostgresWebhookStore
+  readonly matches: PostgresMatchStore
   /** The schema that holds the tables. */
   readonly schema: string
   /** The migrations `openPostgresStorage` applied when it opened the storage, in order. */
@@ -124,6 +126,7 @@ export class PostgresStorage implements Storage {
     this.historyRetention = postgresHistoryPurge(pool, this.schema, assertOpen)
     this.events = new PostgresEventLog(pool, this.schema, assertOpen)
     this.webhooks = new PostgresWebhookStore(pool, this.schema, assertOpen)
+    this.matches = new PostgresMatchStore(pool, this.schema, assertOpen)
   }
 
   /**

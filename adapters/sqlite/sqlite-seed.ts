@@ -8,6 +8,7 @@ import {
 } from './writes/sqlite-beneficiary-columns.js'
 import { queryBuilder, slot, SqliteQuery } from './sqlite-query.js'
 import { SqliteCounters } from './writes/sqlite-counters.js'
+import { SqliteMatchKeyWrites } from './sqlite-match-keys.js'
 import { dropStat4Samples } from './sqlite-pragmas.js'
 import type { SqliteStorage } from './sqlite-storage.js'
 
@@ -47,6 +48,7 @@ export async function seedBeneficiaries(
   const db = storage.database
   const { insert } = prepareWriteStatements(db)
   const counters = new SqliteCounters(db)
+  const matchKeys = new SqliteMatchKeyWrites(db)
   // The names come from short lists: their keys are worth computing once.
   const keysByName = new Map<string, NameKeys>()
   // Search words and history entries follow from the rows: one INSERT … SELECT each, after the
@@ -119,6 +121,7 @@ export async function seedBeneficiaries(
       const version = record.status === 'pending' ? 1 : 2
       const id = Number(insert.run(toColumns(record, version, keys)).lastInsertRowid)
       if (count++ === 0) firstId = id
+      matchKeys.add(id, record)
       counters.add({ ...record, ...keys, id })
     }
     if (count > 0) {
@@ -127,6 +130,7 @@ export async function seedBeneficiaries(
       // one: merged into one, a common prefix's first page costs a fifth (116 -> 25 µs at a
       // million rows).
       db.exec("INSERT INTO beneficiary_search (beneficiary_search) VALUES ('optimize')")
+      db.exec("INSERT INTO beneficiary_match_names (beneficiary_match_names) VALUES ('optimize')")
       addCreated.run({ firstId })
       addStatusChanged.run({ firstId })
     }

@@ -1,3 +1,4 @@
+import { SqliteMatchStore } from './sqlite-match-keys.js'
 import { closeSync, fchmodSync, openSync } from 'node:fs'
 import { SqliteEventLog } from './events/sqlite-event-log.js'
 import { SqliteWebhookStore } from './webhooks/sqlite-webhook-store.js'
@@ -86,6 +87,7 @@ export class SqliteStorage implements Storage {
   readonly events: SqliteEventLog
   /** Webhook endpoints and their deliveries (D34). */
   readonly webhooks: SqliteWebhookStore
+  readonly matches: SqliteMatchStore
   /** The migrations `openSqliteStorage` applied when it opened the storage, in order. */
   readonly migrationsApplied: readonly string[]
   readonly #db: Database.Database
@@ -155,6 +157,7 @@ export class SqliteStorage implements Storage {
     this.historyRetention = sqliteHistoryPurge(assertOpen, (batch) => statements.transaction(batch))
     this.events = new SqliteEventLog(db, assertOpen)
     this.webhooks = new SqliteWebhookStore(db, assertOpen)
+    this.matches = new SqliteMatchStore(db, assertOpen)
   }
 
   /** Whether the writes run on a thread of the storage's own (`writer: 'thread'`), and it runs. */

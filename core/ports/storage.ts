@@ -3,6 +3,7 @@ import type { BeneficiaryStore } from './beneficiary-store.js'
 import type { ClientStore } from './client-store.js'
 import type { HistoryPurge } from './history-purge.js'
 import type { EventStore } from './event-store.js'
+import type { MatchStore } from './match-store.js'
 import type { SessionStore } from './session-store.js'
 import type { SigningKeyStore } from './signing-key-store.js'
 import type { WebhookStore } from './webhook-store.js'
@@ -25,6 +26,11 @@ export interface Storage {
   readonly accessLog?: AccessLogStore
   /** Deletes expired history entries, when the operator sets a maximum age (D37). */
   readonly historyRetention?: HistoryPurge
+  /**
+   * Retrieval of possible duplicates by their match keys (D38); every adapter of this package
+   * has it. Without it, matching is refused.
+   */
+  readonly matches?: MatchStore
   /** Resolves when the storage can answer queries (the server's readiness probe); rejects otherwise. */
   ping(): Promise<void>
   /** Releases connections. The storage is unusable afterwards. */

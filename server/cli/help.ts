@@ -133,7 +133,11 @@ ${DB}
                             default none: kept while its record exists)
   --event-retention DAYS    How long the change feed (GET /v3/events) keeps its events; older
                             ones are purged in small batches and a cursor before them answers
-                            410 cursor_expired (EVENT_RETENTION_DAYS, 1 to 3650, default 30)`
+                            410 cursor_expired (EVENT_RETENTION_DAYS, 1 to 3650, default 30)
+  --match-rules FILE        The rules of duplicate matching, a JSON file of the shape of the
+                            default-match-rules.json shipped with the package; checked at start,
+                            a mistake names its line (MATCH_RULES_FILE, default the shipped
+                            rules; docs/matching.md)`
 
 export const CLIENTS_HELP = `Usage: beneficiaries clients <create|list|revoke> [options]
 

@@ -61,6 +61,7 @@ const OPTIONS = {
   'purge-pause': { type: 'string' },
   'history-days': { type: 'string' },
   'event-retention': { type: 'string' },
+  'match-rules': { type: 'string' },
 } as const
 
 /** `db.system.name` of the storage spans, in OpenTelemetry's names. */
@@ -199,6 +200,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       basePath: config.basePath,
       sha256: nodeSha256,
       ...(config.keys !== undefined && { keys: config.keys }),
+      ...(config.matchRules !== undefined && { matchRules: config.matchRules }),
     })
     if ((await service.clients.list()).length === 0) {
       const where =

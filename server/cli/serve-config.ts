@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { accessSync, constants, readFileSync } from 'node:fs'
-import type { AccessTokenKey } from '../../core/index.js'
+import type { AccessTokenKey, MatchRules } from '../../core/index.js'
+import { MatchRulesError, parseMatchRules } from '../../core/matching/match-rules.js'
 import { DEFAULT_REDIS_KEY_PREFIX, isRedisUrl } from '../../adapters/redis/redis-config.js'
 import { ClientIpResolver } from '../client-ip.js'
 import { corsOrigin } from '../cors.js'
@@ -72,6 +73,8 @@ export interface ServeConfig {
   }
   /** How many days the change feed keeps its events (D33). */
   readonly eventRetentionDays: number
+  /** The rules of duplicate matching from `--match-rules`; `undefined`: the default set (D38). */
+  readonly matchRules: MatchRules | undefined
 }
 
 /** The OTLP/HTTP receiver the spans are sent to, and the name they are sent under. */
@@ -174,6 +177,27 @@ export function readServeConfig(settings: Settings): ServeConfig {
       pauseMs: settings.integer('purge-pause', 'PURGE_PAUSE_MS', 1000, 10, 3_600_000),
       historyDays: settings.integer('history-days', 'HISTORY_RETENTION_DAYS', undefined, 1, 36_500),
     },
+    matchRules: readMatchRules(settings),
+  }
+}
+
+/** The rules file of duplicate matching, read and checked whole: a mistake names its line. */
+function readMatchRules(settings: Settings): MatchRules | undefined {
+  const file = settings.raw('match-rules', 'MATCH_RULES_FILE')
+  if (file === undefined) return undefined
+  let text: string
+  try {
+    text = readFileSync(file.value, 'utf8')
+  } catch {
+    throw new UsageError(`cannot read ${file.value}`, file.name)
+  }
+  try {
+    return parseMatchRules(text)
+  } catch (error) {
+    if (error instanceof MatchRulesError) {
+      throw new UsageError(`${file.value} ${error.message}`, file.name)
+    }
+    throw error
   }
 }
 

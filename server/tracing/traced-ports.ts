@@ -1,6 +1,7 @@
 import type { BeneficiaryStore } from '../../core/ports/beneficiary-store.js'
 import type { ClientStore } from '../../core/ports/client-store.js'
 import type { EventStore } from '../../core/ports/event-store.js'
+import type { MatchStore } from '../../core/ports/match-store.js'
 import type { RateLimitStore } from '../../core/ports/rate-limit-store.js'
 import type { SessionStore } from '../../core/ports/session-store.js'
 import type { SigningKeyStore } from '../../core/ports/signing-key-store.js'
@@ -43,6 +44,7 @@ const EVENT_STORE: Readonly<Record<keyof EventStore, true>> = {
   head: true,
   end: true,
 }
+const MATCH_STORE: Readonly<Record<keyof MatchStore, true>> = { candidates: true }
 
 /**
  * `storage` with each call of its four ports inside a span named `port.method`. A new object
@@ -59,6 +61,9 @@ export function tracedStorage(storage: Storage, around: SpanAround): Storage {
     // Untraced: `record` only queues, and its batches are written off the request's path.
     ...(storage.accessLog !== undefined && { accessLog: storage.accessLog }),
     ...(storage.historyRetention !== undefined && { historyRetention: storage.historyRetention }),
+    ...(storage.matches !== undefined && {
+      matches: tracedPort(storage.matches, 'matches', MATCH_STORE, around),
+    }),
     ping: () => storage.ping(),
     close: () => storage.close(),
     ...(storage.events !== undefined && {

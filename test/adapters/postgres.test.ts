@@ -112,6 +112,9 @@ describe('PostgreSQL storage', { skip }, () => {
         DROP FUNCTION "${name}".beneficiary_history_events() CASCADE;
         DROP TABLE "${name}".beneficiary_events, "${name}".beneficiary_event_purge;
         DROP TABLE "${name}".webhook_endpoints;
+        DROP FUNCTION "${name}".match_phone(text) CASCADE;
+        DROP INDEX "${name}".beneficiaries_match_email, "${name}".beneficiaries_match_birth,
+          "${name}".beneficiaries_match_name;
         DELETE FROM "${name}".kysely_migration WHERE name >= '0002_name_keys_folded';`)
 
       const storage = await openPostgresStorage({ pool, schema: name })
@@ -121,6 +124,7 @@ describe('PostgreSQL storage', { skip }, () => {
           '0003_bulk_loads',
           '0004_events',
           '0005_access_log',
+          '0006_match_keys',
           '0008_webhooks',
         ])
         const ids = async (query: Parameters<typeof listQuery>[0]) =>
@@ -156,6 +160,7 @@ describe('PostgreSQL storage', { skip }, () => {
             '0003_bulk_loads',
             '0004_events',
             '0005_access_log',
+            '0006_match_keys',
             '0008_webhooks',
           ],
         )
@@ -179,6 +184,7 @@ describe('PostgreSQL storage', { skip }, () => {
           { name: '0003_bulk_loads' },
           { name: '0004_events' },
           { name: '0005_access_log' },
+          { name: '0006_match_keys' },
           { name: '0008_webhooks' },
         ])
       } finally {

@@ -49,6 +49,8 @@ type Parts =
   | 'PageLinks'
   | 'AccessLogEntry'
   | 'ChangeEvent'
+  | 'BeneficiaryMatch'
+  | 'MatchReason'
 /** The error body and its parts, which the client types as `ApiErrorBody`. */
 type ErrorParts = 'ErrorBody' | 'ErrorCode' | 'FieldProblem'
 type Named = keyof RequestBodies | keyof ResponseBodies
@@ -80,6 +82,8 @@ const agreement: Agreement = {
   PagedAccessLog: true,
   BeneficiaryExport: true,
   ChangeEventPage: true,
+  MatchCandidateBody: true,
+  MatchList: true,
 }
 // Every core schema of the document the client could need is one it names, save the error body
 // and the parts of other schemas.

@@ -10,6 +10,7 @@ import { type StorageContractOptions, useFreshStorage } from './contract-harness
 import { describeSessionStoreContract } from './session-store.contract.js'
 import { describeSigningKeyStoreContract } from './signing-key-store.contract.js'
 import { describeWebhookStoreContract } from './webhook-store.contract.js'
+import { describeMatchStoreContract } from './match.contract.js'
 
 export type { StorageContractOptions } from './contract-harness.js'
 
@@ -38,6 +39,7 @@ export function describeStorageContract(options: StorageContractOptions): void {
     describeAccessLogContract(storage)
     describeChangeFeedContract(storage)
     describeWebhookStoreContract(storage)
+    describeMatchStoreContract(storage)
 
     describe('storage', () => {
       it('resolves ping while open', async () => {

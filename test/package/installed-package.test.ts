@@ -121,7 +121,7 @@ describe('the packed package, installed into host applications', () => {
   it('the tarball holds the compiled library, its types and documents, licence and changelog: no tests, bench, examples or build info', () => {
     const paths = packed.files.map((file) => file.path)
     const allowed =
-      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|core\/ports\/README\.md|adapters\/[a-z]+\/README\.md|docs\/[a-z-]+\.md|dist\/(core|adapters|server|client)\/.+\.(js|d\.ts))$/
+      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|core\/ports\/README\.md|core\/matching\/default-match-rules\.json|adapters\/[a-z]+\/README\.md|docs\/[a-z-]+\.md|dist\/(core|adapters|server|client)\/.+\.(js|d\.ts))$/
     assert.deepEqual(
       paths.filter((path) => !allowed.test(path)),
       [],

@@ -164,6 +164,8 @@ export function delegateTo(
     setStatus: (ctx, id, body) => service.setStatus(ctx, id, body),
     history: (ctx, id, query) => service.history(ctx, id, query),
     events: (ctx, query) => service.events(ctx, query),
+    match: (ctx, body) => service.match(ctx, body),
+    matches: (ctx, id) => service.matches(ctx, id),
     ready: () => service.ready(),
     clients: service.clients,
     ...overrides,

@@ -11,6 +11,7 @@ import { writeLogDropped } from './sqlite-0008-write-log-dropped.js'
 import { searchSecureDelete } from './sqlite-0009-search-secure-delete.js'
 import { events } from './sqlite-0010-events.js'
 import { accessLog } from './sqlite-0011-access-log.js'
+import { matchKeys } from './sqlite-0012-match-keys.js'
 import { webhooks } from './sqlite-0014-webhooks.js'
 
 const MIGRATION_TABLE = 'kysely_migration'
@@ -31,6 +32,7 @@ export const SQLITE_MIGRATIONS: Readonly<Record<string, Migration>> = Object.fre
   '0009_search_secure_delete': searchSecureDelete,
   '0010_events': events,
   '0011_access_log': accessLog,
+  '0012_match_keys': matchKeys,
   '0014_webhooks': webhooks,
 })
 

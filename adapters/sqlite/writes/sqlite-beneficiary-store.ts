@@ -22,6 +22,7 @@ import type { SqliteDataVersion } from '../sqlite-data-version.js'
 import { SqliteHistory } from './sqlite-history.js'
 import { SqliteErasure } from './sqlite-erasure.js'
 import { SqliteIdempotencyClaims } from './sqlite-idempotency-claims.js'
+import { SqliteMatchKeyWrites } from '../sqlite-match-keys.js'
 import { queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
 import {
   beneficiarySlots,
@@ -91,6 +92,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   readonly #history: SqliteHistory
   readonly #claims: SqliteIdempotencyClaims
   readonly #erasure: SqliteErasure
+  readonly #matchKeys: SqliteMatchKeyWrites
   readonly #create: BetterSqlite3.Transaction<
     (
       record: NewBeneficiary,
@@ -156,6 +158,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     this.#history = new SqliteHistory(db)
     this.#claims = new SqliteIdempotencyClaims(db)
     this.#erasure = new SqliteErasure(db)
+    this.#matchKeys = new SqliteMatchKeyWrites(db)
 
     this.#create = db.transaction((record, entry, claim) => this.#createNow(record, entry, claim))
     this.#replace = db.transaction((previous, next, entry) =>
@@ -279,6 +282,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     const keys = nameKeys(record)
     const inserted = this.#insert.run(toColumns(record, 1, keys))
     const id = Number(inserted.lastInsertRowid)
+    this.#matchKeys.add(id, record)
     this.#writes.defer(() =>
       this.#insertWords.run({ id, words: keys.words, status: record.status }),
     )
@@ -312,6 +316,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     if (update.run(values).changes === 0) {
       return this.#selectCurrent.get({ id }) === undefined ? 'missing' : 'conflict'
     }
+    this.#matchKeys.replace(id, previous, next)
     if (keys !== undefined) {
       // The words the row was given: the old names' (unchanged unless renamed).
       const words = (renamed ? nameKeys(previous) : keys).words
@@ -360,6 +365,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     if (current === undefined) return 'missing'
     if (expectedVersion !== undefined && current.version !== expectedVersion) return 'conflict'
     this.#delete.run({ id })
+    this.#matchKeys.remove(id)
     const words = nameKeys(current).words
     const status = current.status
     this.#writes.defer(() => this.#deleteWords.run({ command: 'delete', id, words, status }))

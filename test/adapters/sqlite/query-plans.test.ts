@@ -154,6 +154,8 @@ describe('SQLite query plans', () => {
       old.prepare("DELETE FROM kysely_migration WHERE name = '0010_events'").run()
       old.exec(`DROP TRIGGER beneficiary_history_event; DROP TABLE beneficiary_events;
         DROP TABLE beneficiary_event_purge`)
+      old.prepare("DELETE FROM kysely_migration WHERE name = '0012_match_keys'").run()
+      old.exec('DROP TABLE beneficiary_match_names; DROP TABLE beneficiary_match_keys')
       old.prepare("DELETE FROM kysely_migration WHERE name = '0009_search_secure_delete'").run()
       old.prepare("DELETE FROM kysely_migration WHERE name = '0007_name_keys_folded'").run()
       old.prepare("DELETE FROM kysely_migration WHERE name = '0008_write_log_dropped'").run()
@@ -187,6 +189,7 @@ describe('SQLite query plans', () => {
           '0009_search_secure_delete',
           '0010_events',
           '0011_access_log',
+          '0012_match_keys',
           '0014_webhooks',
         ])
         const columns = upgraded.database
