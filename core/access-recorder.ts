@@ -16,6 +16,8 @@ export const RECORDED_OPERATIONS: ReadonlySet<OperationName> = new Set<Operation
   'setStatus',
   'history',
   'export',
+  'match',
+  'matches',
 ])
 
 /** The most characters `X-Purpose` may have (D35). */

@@ -177,6 +177,7 @@ export async function createBeneficiaryService(
       clock,
       admission,
       options.matchRules ?? DEFAULT_MATCH_RULES,
+      recorder,
     ),
   )
 }

@@ -1,3 +1,5 @@
+import type { AccessRecorder } from '../access-recorder.js'
+import { purposeOf } from '../access-recorder.js'
 import type { Admission, Admitted } from '../admission.js'
 import type { BeneficiaryListItem, BeneficiaryRecord } from '../beneficiary.js'
 import type { RequestBody, RequestContext, Result } from '../beneficiary-service.js'
@@ -38,6 +40,8 @@ export interface MatchList {
 /**
  * Duplicate matching (D38): `POST /beneficiaries/match` for a candidate, and
  * `GET /beneficiaries/{id}/matches` for a stored record. Reads only; never changes a record.
+ * An answer carries other people's data: it is recorded in the access log (D35) with the ids
+ * of the matches it returned.
  */
 export class MatchOperations {
   readonly #store: MatchStore | undefined
@@ -45,6 +49,7 @@ export class MatchOperations {
   readonly #clock: Clock
   readonly #admission: Admission
   readonly #rules: MatchRules
+  readonly #access: AccessRecorder
 
   constructor(
     store: MatchStore | undefined,
@@ -52,7 +57,9 @@ export class MatchOperations {
     clock: Clock,
     admission: Admission,
     rules: MatchRules,
+    access: AccessRecorder,
   ) {
+    this.#access = access
     this.#store = store
     this.#records = records
     this.#clock = clock
@@ -62,8 +69,10 @@ export class MatchOperations {
 
   match(ctx: RequestContext, body: RequestBody): Promise<Result<MatchList>> {
     return this.#admission.admit('match', ctx, async ({ claims, rateLimit }) => {
+      const purpose = purposeOf(ctx.purpose)
       const fields = parseCandidate(bodyOf(body), isoTime(this.#clock.now()).slice(0, 10))
       const data = await this.#matchesFor(fields, undefined)
+      await this.#recorded(ctx, claims.clientId, data, purpose)
       return { value: { data }, rateLimit, clientId: claims.clientId }
     })
   }
@@ -75,8 +84,10 @@ export class MatchOperations {
       { claims, rateLimit }: Admitted,
       record: BeneficiaryRecord | undefined,
     ): Promise<Result<MatchList>> => {
+      const purpose = purposeOf(ctx.purpose)
       if (record === undefined) throw new NotFoundError('The beneficiary was not found.')
       const data = await this.#matchesFor(record, record.id)
+      await this.#recorded(ctx, claims.clientId, data, purpose)
       return { value: { data }, rateLimit, clientId: claims.clientId }
     }
     const records = this.#records
@@ -92,6 +103,23 @@ export class MatchOperations {
     return this.#admission.admit('matches', ctx, async (admitted) =>
       answer(admitted, recordId === undefined ? undefined : await records.get(recordId)),
     )
+  }
+
+  /** Records an answer's matches (D35); waits only when the log's queue is full. */
+  async #recorded(
+    ctx: RequestContext,
+    clientId: string,
+    data: readonly BeneficiaryMatch[],
+    purpose: string | null,
+  ): Promise<void> {
+    const wait = this.#access.record(
+      ctx,
+      clientId,
+      'match',
+      data.map((match) => match.id),
+      purpose,
+    )
+    if (wait !== undefined) await wait
   }
 
   async #matchesFor(

@@ -186,6 +186,43 @@ describe('the access log over HTTP (D35, D36, D37)', () => {
     void world
   })
 
+  it('records a match answer with the ids of the matches it returned, and a refused one not at all', async () => {
+    const { handler, reader, ids, entries } = await setup()
+    const candidate = { first_name: 'Anna', last_name: 'Rossi', phone: MARIO.phone }
+    const match = await send(handler, 'POST', '/v3/beneficiaries/match', {
+      token: reader,
+      body: candidate,
+      headers: { 'x-purpose': 'duplicate review' },
+    })
+    assert.equal(match.status, 200, match.body)
+    const found = (match.json?.['data'] as { id: number }[]).map((m) => m.id)
+    assert.ok(found.length > 0, match.body)
+    const matches = await send(handler, 'GET', `/v3/beneficiaries/${ids[0]!}/matches`, {
+      token: reader,
+    })
+    assert.equal(matches.status, 200, matches.body)
+    const others = (matches.json?.['data'] as { id: number }[]).map((m) => m.id)
+    assert.ok(!others.includes(ids[0]!))
+    const refused = await send(handler, 'POST', '/v3/beneficiaries/match', {
+      token: reader,
+      body: { city: 'Roma' },
+    })
+    assert.equal(refused.status, 422, refused.body)
+    const badPurpose = await send(handler, 'POST', '/v3/beneficiaries/match', {
+      token: reader,
+      body: candidate,
+      headers: { 'x-purpose': ' ' },
+    })
+    assert.equal(badPurpose.status, 422, badPurpose.body)
+    assert.deepEqual(
+      (await entries()).map((e) => [e.operation, e.beneficiary_ids, e.purpose]),
+      [
+        ['match', found, 'duplicate review'],
+        ...(others.length > 0 ? [['match', others, null]] : []),
+      ],
+    )
+  })
+
   it('exports the record, its whole history and its access log, and records the export (D36)', async () => {
     const { handler, writer, audit, ids, entries, world } = await setup()
     const id = ids[2]!
