@@ -33,6 +33,8 @@ Commands:
   migrate                 Bring the database schema up to date
   backup --to FILE        Copy the database to FILE while it stays in use
   seed --count N          Add N made-up beneficiaries, for trying the API and benchmarks
+  import --file FILE      Create beneficiaries from a CSV or NDJSON file, every row reported
+  export                  Write every beneficiary of one snapshot as NDJSON or CSV
 
 Options:
   -h, --help              Show this help

@@ -9,6 +9,7 @@ import { MAIN_HELP } from './help.js'
 import { backupCommand, migrateCommand, seedCommand } from './maintenance-commands.js'
 import { packageVersion } from './package-version.js'
 import { serveCommand } from './serve-command.js'
+import { importCommand } from './import-command.js'
 
 type Command = (args: readonly string[], io: CliIo) => Promise<number>
 
@@ -19,6 +20,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   migrate: migrateCommand,
   backup: backupCommand,
   seed: seedCommand,
+  import: importCommand,
 }
 
 /** The long options the tool takes before any command (`-h` and `-v` are their short forms). */
