@@ -3,6 +3,7 @@ import { MemoryBeneficiaryStore } from './memory-beneficiary-store.js'
 import { MemoryClientStore } from './memory-client-store.js'
 import { MemorySessionStore } from './memory-session-store.js'
 import { MemorySigningKeyStore } from './memory-signing-key-store.js'
+import { MemoryBulkStore } from './memory-bulk-store.js'
 
 /**
  * Storage that lives in the process's memory and is gone when the object is: the reference
@@ -23,6 +24,7 @@ export class MemoryStorage implements Storage {
   readonly clients: MemoryClientStore
   readonly sessions: MemorySessionStore
   readonly signingKeys: MemorySigningKeyStore
+  readonly bulk: MemoryBulkStore
   #closed = false
 
   constructor() {
@@ -31,6 +33,7 @@ export class MemoryStorage implements Storage {
     this.clients = new MemoryClientStore(assertOpen)
     this.sessions = new MemorySessionStore(assertOpen, (clientId) => this.clients.isLive(clientId))
     this.signingKeys = new MemorySigningKeyStore(assertOpen)
+    this.bulk = new MemoryBulkStore(this.beneficiaries)
   }
 
   /**

@@ -1,3 +1,4 @@
+import { PostgresBulkStore } from './postgres-bulk-store.js'
 import type { Storage } from '../../core/ports/storage.js'
 import type { BatchLimits, BatchListener, Batching } from './postgres-batcher.js'
 import { PostgresBeneficiaryStore } from './postgres-beneficiary-store.js'
@@ -52,6 +53,7 @@ export class PostgresStorage implements Storage {
   readonly clients: RelationalClientStore
   readonly sessions: RelationalSessionStore
   readonly signingKeys: RelationalSigningKeyStore
+  readonly bulk: PostgresBulkStore
   /** The schema that holds the tables. */
   readonly schema: string
   /** The migrations `openPostgresStorage` applied when it opened the storage, in order. */
@@ -105,6 +107,7 @@ export class PostgresStorage implements Storage {
     this.clients = new RelationalClientStore(statements, assertOpen)
     this.sessions = new RelationalSessionStore(statements, assertOpen, tokens)
     this.signingKeys = new RelationalSigningKeyStore(statements, assertOpen)
+    this.bulk = new PostgresBulkStore(pool, this.schema, assertOpen)
   }
 
   /**

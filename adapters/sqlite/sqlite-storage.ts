@@ -21,6 +21,7 @@ import { applySqlitePragmas, cacheSizeKibOf, dropStat4Samples } from './sqlite-p
 import { translateStorageFailure } from './sqlite-query.js'
 import type { WriterSettings } from './threads/sqlite-writer-protocol.js'
 import { SqliteWriterThread } from './threads/sqlite-writer-thread.js'
+import { SqliteBulkStore } from './bulk/sqlite-bulk-store.js'
 
 /** Options of the {@link SqliteStorage} constructor. */
 export interface SqliteStorageOptions {
@@ -73,6 +74,7 @@ export class SqliteStorage implements Storage {
   readonly clients: RelationalClientStore
   readonly sessions: RelationalSessionStore
   readonly signingKeys: RelationalSigningKeyStore
+  readonly bulk: SqliteBulkStore
   /** The migrations `openSqliteStorage` applied when it opened the storage, in order. */
   readonly migrationsApplied: readonly string[]
   readonly #db: Database.Database
@@ -136,6 +138,7 @@ export class SqliteStorage implements Storage {
     this.clients = new RelationalClientStore(statements, assertOpen, () => tokens.forget())
     this.sessions = new RelationalSessionStore(statements, assertOpen, tokens)
     this.signingKeys = new RelationalSigningKeyStore(statements, assertOpen)
+    this.bulk = new SqliteBulkStore(db, assertOpen)
   }
 
   /** Whether the writes run on a thread of the storage's own (`writer: 'thread'`), and it runs. */

@@ -1,4 +1,5 @@
 import type { BeneficiaryStore } from './beneficiary-store.js'
+import type { BulkStore } from './bulk-store.js'
 import type { ClientStore } from './client-store.js'
 import type { SessionStore } from './session-store.js'
 import type { SigningKeyStore } from './signing-key-store.js'
@@ -18,4 +19,6 @@ export interface Storage {
   ping(): Promise<void>
   /** Releases connections. The storage is unusable afterwards. */
   close(): Promise<void>
+  /** Exports (D39): every record of one snapshot, a page at a time. Optional for a host's own storage. */
+  readonly bulk?: BulkStore
 }

@@ -10,6 +10,7 @@ import { backupCommand, migrateCommand, seedCommand } from './maintenance-comman
 import { packageVersion } from './package-version.js'
 import { serveCommand } from './serve-command.js'
 import { importCommand } from './import-command.js'
+import { exportCommand } from './export-command.js'
 
 type Command = (args: readonly string[], io: CliIo) => Promise<number>
 
@@ -21,6 +22,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   backup: backupCommand,
   seed: seedCommand,
   import: importCommand,
+  export: exportCommand,
 }
 
 /** The long options the tool takes before any command (`-h` and `-v` are their short forms). */
