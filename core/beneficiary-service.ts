@@ -1,3 +1,4 @@
+import type { RecordExport } from './bulk-operations.js'
 import type { RateLimitStatus } from './errors.js'
 import type { SerializedJson } from './json-bytes.js'
 import type {
@@ -166,6 +167,13 @@ export interface BeneficiaryService {
     id: string | number,
     query?: HistoryQueryInput,
   ): Promise<Result<Paged<HistoryItem>>>
+  /**
+   * Admits an export of every record of one snapshot (D39): scope `read`, limit class `bulk`,
+   * `format` (`ndjson`, `csv`) and the list's filters validated. The records are read as the
+   * answer's `pages` is iterated.
+   * @throws ValidationError, NotFoundError when the storage has no exports
+   */
+  exportRecords(ctx: RequestContext, query?: QueryInput): Promise<Result<RecordExport>>
   /** Operator functions for clients (D1). Not reachable over HTTP. */
   readonly clients: ClientAdmin
   /** Resolves when the storage answers (readiness). */

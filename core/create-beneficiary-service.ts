@@ -1,6 +1,7 @@
 import { AccessTokens } from './access-tokens.js'
 import { Admission } from './admission.js'
 import { BeneficiaryOperations } from './beneficiary-operations.js'
+import { BulkOperations, type RecordExport } from './bulk-operations.js'
 import type {
   BeneficiaryCreated,
   BeneficiaryDetail,
@@ -11,6 +12,7 @@ import type {
 import type {
   BeneficiaryService,
   ClientAdmin,
+  QueryInput,
   RequestBody,
   RequestContext,
   Result,
@@ -146,6 +148,7 @@ export async function createBeneficiaryService(
     new BeneficiaryOperations(storage.beneficiaries, clock, admission, hash, settings),
     createClientAdmin({ storage, clock, sha256: hash }),
     storage,
+    new BulkOperations(storage, admission),
   )
 }
 
@@ -174,6 +177,7 @@ class Service implements BeneficiaryService {
   readonly #sessions: SessionOperations
   readonly #beneficiaries: BeneficiaryOperations
   readonly #storage: Storage
+  readonly #bulk: BulkOperations
   readonly clients: ClientAdmin
 
   constructor(
@@ -181,11 +185,13 @@ class Service implements BeneficiaryService {
     beneficiaries: BeneficiaryOperations,
     clients: ClientAdmin,
     storage: Storage,
+    bulk: BulkOperations,
   ) {
     this.#sessions = sessions
     this.#beneficiaries = beneficiaries
     this.clients = clients
     this.#storage = storage
+    this.#bulk = bulk
   }
 
   ready(): Promise<void> {
@@ -252,5 +258,9 @@ class Service implements BeneficiaryService {
     query: HistoryQueryInput = {},
   ): Promise<Result<Paged<HistoryItem>>> {
     return this.#beneficiaries.history(ctx, id, query)
+  }
+
+  exportRecords(ctx: RequestContext, query: QueryInput = {}): Promise<Result<RecordExport>> {
+    return this.#bulk.exportRecords(ctx, query)
   }
 }

@@ -12,6 +12,7 @@ export type OperationName =
   | 'remove'
   | 'setStatus'
   | 'history'
+  | 'export'
 
 /** A scope a token may hold (D2). */
 export type Scope = 'read' | 'write'
@@ -103,6 +104,13 @@ export const OPERATIONS: Readonly<Record<OperationName, OperationPolicy>> = Obje
     authenticated: true,
     scopes: ['read'],
     limitClass: 'standard',
+    limitKey: 'client',
+    body: false,
+  },
+  export: {
+    authenticated: true,
+    scopes: ['read'],
+    limitClass: 'bulk',
     limitKey: 'client',
     body: false,
   },

@@ -118,6 +118,7 @@ export const SUCCESS_EXAMPLES: Readonly<
     expires_in: 3600,
   }),
   logout: undefined,
+  export: undefined,
   list: one('A page of one', {
     data: [
       {

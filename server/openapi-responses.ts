@@ -47,7 +47,7 @@ export function successResponse(route: Route): Json {
     headers: headerObjects(uses),
     ...(route.response !== undefined && {
       content: {
-        [(route.kind === 'server' ? route.mediaType : undefined) ?? 'application/json']: {
+        [route.mediaType ?? 'application/json']: {
           schema: SCHEMA_REF(route.response),
           examples,
         },

@@ -88,6 +88,8 @@ interface ServiceFacts<
   readonly ifMatch: boolean
   /** Whether the route honours Idempotency-Key (D22) and may answer `Idempotent-Replayed`. */
   readonly idempotencyKey: boolean
+  /** The media type of the success body, when it is not JSON (a stream of `response` items). */
+  readonly mediaType?: string
 }
 
 /** What a route the server answers itself states. */

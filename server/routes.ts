@@ -1,5 +1,6 @@
 import { HistoryQueryParams, ListQueryParams } from '../core/validation/index.js'
 import { defineRoute, defineServerRoute, type Route } from './route.js'
+import { EXPORT_ROUTE } from './bulk/export-route.js'
 
 /**
  * Every route the server answers, in the order the OpenAPI document lists them: the one place
@@ -248,4 +249,5 @@ export const ROUTES: readonly Route[] = Object.freeze([
     mediaType: 'text/plain; version=0.0.4',
     errors: [401],
   }),
+  EXPORT_ROUTE,
 ])

@@ -2,11 +2,12 @@ import { createWriteStream, type WriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { ValidationError } from '../../core/errors.js'
 import {
-  exportChunks,
+  exportPages,
   exportQueryOf,
   type ExportFormat,
   type ExportQuery,
-} from '../bulk/export-records.js'
+} from '../../core/bulk-operations.js'
+import { exportChunks } from '../bulk/export-records.js'
 import { EXPORT_HELP } from './bulk-help.js'
 import { CommandFailedError, UsageError } from './cli-error.js'
 import { COMMON_OPTIONS, parseCommand, type CliIo } from './cli-io.js'
@@ -65,7 +66,7 @@ export async function exportCommand(args: readonly string[], io: CliIo): Promise
     const stream = out ?? process.stdout
     let bytes = 0
     const started = performance.now()
-    for await (const chunk of exportChunks(bulk, query, format)) {
+    for await (const chunk of exportChunks(exportPages(bulk, query), format)) {
       bytes += chunk.byteLength
       if (!stream.write(chunk)) await once(stream, 'drain')
     }

@@ -65,6 +65,8 @@ ${DB}
   --rate-limit-standard N   Requests per minute per client (RATE_LIMIT_STANDARD, default 100)
   --rate-limit-write N      Creates, updates, deletes per minute per client (RATE_LIMIT_WRITE, default 10)
   --rate-limit-auth N       Logins and refreshes per minute per IP (RATE_LIMIT_AUTH, default 5)
+  --rate-limit-bulk N       Imports and exports per minute per client (RATE_LIMIT_BULK,
+                            default 2)
   --access-token-ttl S      Access-token lifetime in seconds (ACCESS_TOKEN_TTL_SECONDS, default 3600)
   --refresh-token-ttl S     Refresh-token lifetime in seconds (REFRESH_TOKEN_TTL_SECONDS, default 30 days)
   --jwt-secret SECRET       Token signing secret, 32+ bytes in base64 (JWT_SECRET); prefer the

@@ -30,6 +30,7 @@ const OPTIONS = {
   'base-path': { type: 'string' },
   'log-level': { type: 'string' },
   'rate-limit-standard': { type: 'string' },
+  'rate-limit-bulk': { type: 'string' },
   'rate-limit-write': { type: 'string' },
   'rate-limit-auth': { type: 'string' },
   'access-token-ttl': { type: 'string' },

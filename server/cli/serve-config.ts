@@ -25,7 +25,12 @@ export interface ServeConfig {
   readonly trustProxy: readonly string[]
   readonly basePath: string
   readonly logLevel: string
-  readonly limits: { readonly auth: number; readonly write: number; readonly standard: number }
+  readonly limits: {
+    readonly auth: number
+    readonly write: number
+    readonly standard: number
+    readonly bulk: number
+  }
   readonly accessTokenTtlSeconds: number
   readonly refreshTokenTtlSeconds: number
   /** Keys from `JWT_SECRET` or `JWT_SECRET_FILE`; `undefined`: kept in the database (D3). */
@@ -121,6 +126,7 @@ export function readServeConfig(settings: Settings): ServeConfig {
       auth: settings.integer('rate-limit-auth', 'RATE_LIMIT_AUTH', 5, 1, MAX_INT),
       write: settings.integer('rate-limit-write', 'RATE_LIMIT_WRITE', 10, 1, MAX_INT),
       standard: settings.integer('rate-limit-standard', 'RATE_LIMIT_STANDARD', 100, 1, MAX_INT),
+      bulk: settings.integer('rate-limit-bulk', 'RATE_LIMIT_BULK', 2, 1, MAX_INT),
     },
     accessTokenTtlSeconds: settings.integer(
       'access-token-ttl',

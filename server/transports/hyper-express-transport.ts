@@ -302,11 +302,75 @@ class HyperExpressTransport {
     // After an early answer the unread rest of the body must not be taken for a next request.
     const head = req.method === 'HEAD'
     const close = early || this.#closing
+    if (response.stream !== undefined && !head) {
+      const stream = response.stream
+      this.#answers.add(() => {
+        if (res.completed) this.#settle(exchange)
+        else void this.#stream(exchange, response, stream, close)
+      })
+      return
+    }
     this.#answers.add(() => {
       // A client that went away meanwhile is marked completed by hyper-express.
       if (!res.completed) this.#write(exchange, response, head, close)
       this.#settle(exchange)
     })
+  }
+
+  /**
+   * Writes a streamed body (an export): the status and headers, then each chunk in a corked
+   * write of its own, the next only once uWS has sent what it buffered (`onWritable`), so that a
+   * slow client holds the stream back instead of filling memory. A client that goes away ends
+   * the stream (its `return()`); a stream that fails midway cuts the connection. The exchange is
+   * settled, for a graceful stop, when the stream ends.
+   */
+  async #stream(
+    exchange: Exchange,
+    response: ApiResponse,
+    stream: AsyncIterable<Uint8Array>,
+    close: boolean,
+  ): Promise<void> {
+    const res = exchange.res
+    const raw = res.raw
+    // From here on the answer is this method's: hyper-express must not write, and the abort
+    // handler is ours.
+    res.completed = true
+    let aborted = false
+    let wake: (() => void) | undefined
+    raw.onAborted(() => {
+      aborted = true
+      if (wake !== undefined) setImmediate(wake)
+    })
+    raw.cork(() => {
+      if (exchange.held && !close) raw.resume()
+      raw.writeStatus(statusLine(response.status))
+      for (const name in response.headers) raw.writeHeader(name, response.headers[name]!)
+    })
+    try {
+      for await (const chunk of stream) {
+        if (aborted) break
+        let sent = true
+        raw.cork(() => (sent = raw.write(chunk)))
+        if (!sent && !aborted) {
+          await new Promise<void>((resolve) => {
+            wake = resolve
+            raw.onWritable(() => {
+              // A macrotask: a promise settled in this uWS callback would wait for the next
+              // JavaScript callback to run its reactions.
+              setImmediate(resolve)
+              return true
+            })
+          })
+          wake = undefined
+        }
+        if (aborted) break
+      }
+      if (!aborted) raw.cork(() => raw.end(NO_BYTES, close))
+    } catch {
+      if (!aborted) raw.close()
+    } finally {
+      this.#settle(exchange)
+    }
   }
 
   #settle(exchange: Exchange): void {
@@ -359,6 +423,8 @@ class HyperExpressTransport {
     closeConnections(this.#server)
   }
 }
+
+const NO_BYTES = new Uint8Array(0)
 
 function ignoreChunk(): void {}
 

@@ -235,6 +235,12 @@ class NodeHttpTransport {
     if (res.destroyed || res.headersSent) return
     // A refused body may still be arriving: close rather than wait for its end (RFC 9110, 15.5.14).
     if (this.#closing || refusedBody) res.shouldKeepAlive = false
+    if (response.stream !== undefined) {
+      res.writeHead(response.status, response.headers)
+      if (res.req.method === 'HEAD') res.end()
+      else void writeStream(res, response.stream)
+      return
+    }
     if (response.body !== undefined)
       res.setHeader('content-length', Buffer.byteLength(response.body))
     res.writeHead(response.status, response.headers)
@@ -361,4 +367,33 @@ function requestLine(
   const start = packet.lastIndexOf(10, Math.max(0, (error.bytesParsed ?? 0) - 1)) + 1
   const match = REQUEST_LINE.exec(packet.toString('latin1', start, start + 8192))
   return match === null ? undefined : { method: match[1]!, target: match[2]! }
+}
+
+/**
+ * Writes a streamed body chunk by chunk, the next only once the socket took the last (`drain`),
+ * so that a slow client holds the stream back instead of filling memory. A client that goes
+ * away ends the stream (its `return()`, which releases what it holds); a stream that fails
+ * midway, its status long sent, cuts the connection, which the client reads as a broken answer.
+ */
+async function writeStream(res: ServerResponse, stream: AsyncIterable<Uint8Array>): Promise<void> {
+  try {
+    for await (const chunk of stream) {
+      if (res.destroyed) break
+      if (!res.write(chunk)) {
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            res.off('drain', done)
+            res.off('close', done)
+            resolve()
+          }
+          res.on('drain', done)
+          res.on('close', done)
+        })
+      }
+      if (res.destroyed) break
+    }
+    if (!res.destroyed) res.end()
+  } catch {
+    res.destroy()
+  }
 }

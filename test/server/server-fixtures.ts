@@ -161,6 +161,7 @@ export function delegateTo(
     remove: (ctx, id) => service.remove(ctx, id),
     setStatus: (ctx, id, body) => service.setStatus(ctx, id, body),
     history: (ctx, id, query) => service.history(ctx, id, query),
+    exportRecords: (ctx, query) => service.exportRecords(ctx, query),
     ready: () => service.ready(),
     clients: service.clients,
     ...overrides,
