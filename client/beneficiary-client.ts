@@ -101,6 +101,44 @@ export class BeneficiaryClient {
   }
 
   /**
+   * Every beneficiary of one snapshot that matches the list's filters, in id order, in the
+   * detail shape (D39): read from the NDJSON stream of `GET /beneficiaries/export` as it
+   * arrives, so memory holds what the caller has not taken yet. Leaving the loop early closes
+   * the stream. Draws from the `bulk` limit class.
+   * @throws ApiError `validation_failed` naming every bad filter (422), `rate_limit_exceeded`
+   */
+  async *exportRecords(
+    query: QueryOf<'export'> = {},
+    options: CallOptions = NO_OPTIONS,
+  ): AsyncGenerator<ResponseOf<'export'>> {
+    const response = await this.#exchange.answer(
+      'export',
+      { query: { ...query, format: 'ndjson' } },
+      options,
+      'application/x-ndjson',
+    )
+    if (response.body === null) return
+    const decoder = new TextDecoder()
+    let pending = ''
+    const reader = response.body.getReader()
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        pending += done ? decoder.decode() : decoder.decode(value, { stream: true })
+        const lines = pending.split('\n')
+        pending = lines.pop() ?? ''
+        for (const line of lines) {
+          if (line !== '') yield JSON.parse(line) as ResponseOf<'export'>
+        }
+        if (done) break
+      }
+      if (pending !== '') yield JSON.parse(pending) as ResponseOf<'export'>
+    } finally {
+      await reader.cancel().catch(() => undefined)
+    }
+  }
+
+  /**
    * One beneficiary in the detail shape, with its ETag (specification 4.4, D23).
    * @throws ApiError `not_found` (404)
    */

@@ -149,6 +149,14 @@ export const CLIENT_ROUTES = Object.freeze({
     authenticated: false,
     retry: 'never',
   }),
+  export: route({
+    method: 'GET',
+    path: '/beneficiaries/export',
+    status: 200,
+    body: undefined,
+    response: 'BeneficiaryDetail',
+    query: 'ExportQueryParams',
+  }),
 })
 
 /** The name of an operation (its OpenAPI `operationId`). */

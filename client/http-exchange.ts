@@ -94,10 +94,24 @@ export class HttpExchange {
     call: Call,
     options: CallOptions,
   ): Promise<ApiResult<ResponseOf<O>>> {
+    const response = await this.answer(operation, call, options, 'application/json')
+    return success<ResponseOf<O>>(operation, CLIENT_ROUTES[operation], response)
+  }
+
+  /**
+   * The successful answer of a call, its body unread (a stream, such as an export's), after the
+   * same token renewal and retries as `send`.
+   */
+  async answer(
+    operation: ClientOperation,
+    call: Call,
+    options: CallOptions,
+    accept: string,
+  ): Promise<Response> {
     const route: ClientRoute = CLIENT_ROUTES[operation]
     const url =
       call.link === undefined ? this.#url(route, call) : this.#follow(operation, call.link)
-    const headers: Record<string, string> = { accept: 'application/json', ...call.headers }
+    const headers: Record<string, string> = { accept, ...call.headers }
     if (options.requestId !== undefined) headers['x-request-id'] = options.requestId
     const payload = call.body === undefined ? undefined : JSON.stringify(call.body)
     if (payload !== undefined) headers['content-type'] = 'application/json'
@@ -115,7 +129,7 @@ export class HttpExchange {
         ...(payload !== undefined && { body: payload }),
         ...(options.signal !== undefined && { signal: options.signal }),
       })
-      if (response.ok) return success<ResponseOf<O>>(operation, route, response)
+      if (response.ok) return response
       const waitMs = retryAfterMs(response.headers.get('retry-after'), this.#now())
       const error = await failure(operation, response, waitMs)
       // A token the server refused (expired by its clock, or revoked): renewed once, never more.

@@ -64,3 +64,4 @@ export type {
   TokenResponse,
   UpdateBeneficiaryBody,
 } from '../core/index.js'
+export type { ExportQueryInput } from './wire-types.js'

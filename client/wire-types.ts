@@ -71,7 +71,14 @@ export interface ResponseBodies {
 export interface Queries {
   readonly ListQueryParams: ListQueryInput
   readonly HistoryQueryParams: HistoryQueryInput
+  readonly ExportQueryParams: ExportQueryInput
 }
+
+/** The query of an export (D39): the list's filters; the client reads NDJSON. */
+export type ExportQueryInput = Pick<
+  ListQueryInput,
+  'status' | 'created_from' | 'created_to' | 'search'
+> & { readonly format?: 'ndjson' }
 
 /**
  * Error identifiers that only the HTTP layer produces, beside the core's (D12, D24). A new one

@@ -18,6 +18,7 @@ import type { WireErrorCode } from '../../server/error-status.js'
 import { buildOpenApiDocument } from '../../server/openapi.js'
 import type { SCHEMAS } from '../../server/openapi-components.js'
 import { ROUTES } from '../../server/routes.js'
+import { ExportQueryParams } from '../../server/bulk/export-route.js'
 
 // The client's route table and types are its own copy of the server's facts (importing the
 // server would load it into every host that wants a client). This file holds the copy to the
@@ -85,13 +86,18 @@ const errorBody: Same<
 > = true
 const queries: Same<
   { [N in keyof Queries]: keyof Queries[N] },
-  { ListQueryParams: keyof Static<typeof ListQueryParams>; HistoryQueryParams: 'page' | 'per_page' }
+  {
+    ListQueryParams: keyof Static<typeof ListQueryParams>
+    HistoryQueryParams: 'page' | 'per_page'
+    ExportQueryParams: keyof Static<typeof ExportQueryParams>
+  }
 > = true
 const derived: Same<ResponseOf<'get'>, BeneficiaryDetail> = true
 
 const QUERY_SCHEMAS: Readonly<Record<keyof Queries, TObject>> = {
   ListQueryParams,
   HistoryQueryParams,
+  ExportQueryParams,
 }
 
 function clientRoute(operation: string): ClientRoute {
@@ -173,7 +179,8 @@ describe('the client against the server it calls (drift)', () => {
         assert.equal(path, (mine.versioned ? '/v3' : '') + mine.path, operation.operationId)
         const success = operation.responses[String(mine.status)]
         assert.ok(success !== undefined, `${operation.operationId} answers ${mine.status}`)
-        const response = success.content?.['application/json']?.schema.$ref
+        // JSON, or a stream of items of the schema (an export's NDJSON).
+        const response = Object.values(success.content ?? {})[0]?.schema.$ref
         assert.equal(response, mine.response && `#/components/schemas/${mine.response}`)
         const body = operation.requestBody?.content['application/json'].schema.$ref
         assert.equal(body, mine.body && `#/components/schemas/${mine.body}`)
