@@ -139,6 +139,33 @@ export class BeneficiaryClient {
   }
 
   /**
+   * Starts an import job for a CSV or NDJSON file (D39): answered 202 with the job, which the
+   * server runs in the background; follow it with `getImport`. Draws from the `bulk` class.
+   * @throws ApiError `validation_failed` (more rows than allowed), `payload_too_large` (413)
+   */
+  startImport(
+    file: BodyOf<'startImport'>,
+    format: 'csv' | 'ndjson',
+    query: QueryOf<'startImport'> = {},
+    options: CallOptions = NO_OPTIONS,
+  ): Answer<'startImport'> {
+    const contentType = format === 'csv' ? 'text/csv' : 'application/x-ndjson'
+    return this.#exchange.send('startImport', { body: file, contentType, query }, options)
+  }
+
+  /**
+   * One of your import jobs, with a page of its report: one outcome per row, by row (D39).
+   * @throws ApiError `not_found` (404)
+   */
+  getImport(
+    id: string,
+    query: QueryOf<'getImport'> = {},
+    options: CallOptions = NO_OPTIONS,
+  ): Answer<'getImport'> {
+    return this.#exchange.send('getImport', { id, query }, options)
+  }
+
+  /**
    * One beneficiary in the detail shape, with its ETag (specification 4.4, D23).
    * @throws ApiError `not_found` (404)
    */

@@ -21,12 +21,14 @@ import { TokenKeeper } from './token-keeper.js'
 /** One request as a typed call describes it. */
 export interface Call {
   /** The `{id}` of the path. */
-  readonly id?: number
+  readonly id?: number | string
   readonly query?: object | undefined
   readonly body?: unknown
   readonly headers?: Readonly<Record<string, string>>
   /** A link the server gave (`links.next`), followed instead of the route's path. */
   readonly link?: string
+  /** The media type of a body sent as it is (a file to import), not as JSON. */
+  readonly contentType?: string
 }
 
 /**
@@ -113,8 +115,13 @@ export class HttpExchange {
       call.link === undefined ? this.#url(route, call) : this.#follow(operation, call.link)
     const headers: Record<string, string> = { accept, ...call.headers }
     if (options.requestId !== undefined) headers['x-request-id'] = options.requestId
-    const payload = call.body === undefined ? undefined : JSON.stringify(call.body)
-    if (payload !== undefined) headers['content-type'] = 'application/json'
+    const payload =
+      call.body === undefined
+        ? undefined
+        : call.contentType !== undefined
+          ? (call.body as string | Uint8Array<ArrayBuffer>)
+          : JSON.stringify(call.body)
+    if (payload !== undefined) headers['content-type'] = call.contentType ?? 'application/json'
     const retryable =
       route.retry === 'always' ||
       (route.retry === 'with-idempotency-key' && headers['idempotency-key'] !== undefined)

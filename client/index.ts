@@ -64,4 +64,10 @@ export type {
   TokenResponse,
   UpdateBeneficiaryBody,
 } from '../core/index.js'
-export type { ExportQueryInput } from './wire-types.js'
+export type {
+  ExportQueryInput,
+  ImportJob,
+  ImportJobReport,
+  ImportQueryInput,
+  ImportRowOutcome,
+} from './wire-types.js'

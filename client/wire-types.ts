@@ -31,6 +31,8 @@ export interface RequestBodies {
   readonly CreateBeneficiaryBody: CreateBeneficiaryBody
   readonly UpdateBeneficiaryBody: UpdateBeneficiaryBody
   readonly StatusBody: StatusBody
+  /** The file of an import (D39), sent as it is: CSV or NDJSON text. */
+  readonly ImportFile: string | Uint8Array<ArrayBuffer>
 }
 
 /** `GET /healthz`: `ok`. */
@@ -65,6 +67,8 @@ export interface ResponseBodies {
   readonly ProbeStatus: ProbeStatus
   readonly ReadyStatus: ReadyStatus
   readonly OpenApiDocument: OpenApiDocument
+  readonly ImportJob: ImportJob
+  readonly ImportJobReport: ImportJobReport
 }
 
 /** The query of each operation that reads one, by its schema's name in the core. */
@@ -72,6 +76,42 @@ export interface Queries {
   readonly ListQueryParams: ListQueryInput
   readonly HistoryQueryParams: HistoryQueryInput
   readonly ExportQueryParams: ExportQueryInput
+  readonly ImportQueryParams: ImportQueryInput
+}
+
+/** The query of `POST /imports` (D39). */
+export interface ImportQueryInput {
+  /** `true` drops the fields the service assigns from every row (to import an export). */
+  readonly ignore_assigned?: 'true' | 'false'
+}
+
+/** An import job (D39). */
+export interface ImportJob {
+  readonly id: string
+  readonly state: 'queued' | 'running' | 'done' | 'failed'
+  readonly format: 'csv' | 'ndjson'
+  readonly rows: number
+  readonly created: number
+  readonly existing: number
+  readonly refused: number
+  readonly error: string | null
+  readonly created_at: string
+  readonly updated_at: string
+  readonly finished_at: string | null
+}
+
+/** One row's outcome in an import's report. */
+export type ImportRowOutcome =
+  | { readonly row: number; readonly outcome: 'created' | 'existing'; readonly id: number }
+  | {
+      readonly row: number
+      readonly outcome: 'refused'
+      readonly error: Omit<ApiErrorBody, 'request_id'>
+    }
+
+/** An import job with a page of its report. */
+export interface ImportJobReport extends ImportJob {
+  readonly report: Paged<ImportRowOutcome>
 }
 
 /** The query of an export (D39): the list's filters; the client reads NDJSON. */

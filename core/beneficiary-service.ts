@@ -1,4 +1,9 @@
-import type { RecordExport } from './bulk-operations.js'
+import type {
+  ImportJobReport,
+  ImportJobView,
+  ImportUpload,
+  RecordExport,
+} from './bulk-operations.js'
 import type { RateLimitStatus } from './errors.js'
 import type { SerializedJson } from './json-bytes.js'
 import type {
@@ -174,6 +179,17 @@ export interface BeneficiaryService {
    * @throws ValidationError, NotFoundError when the storage has no exports
    */
   exportRecords(ctx: RequestContext, query?: QueryInput): Promise<Result<RecordExport>>
+  /**
+   * Stores an import job for a CSV or NDJSON file (D39): scope `write`, limit class `bulk`; a
+   * worker runs it (see `ImportWorker` in the server).
+   * @throws ValidationError (more rows than allowed), NotFoundError when the storage keeps no jobs
+   */
+  startImport(ctx: RequestContext, body: RequestBody<ImportUpload>): Promise<Result<ImportJobView>>
+  /**
+   * One of the caller's import jobs with a page of its report (D39).
+   * @throws NotFoundError, ValidationError
+   */
+  getImport(ctx: RequestContext, id: string, query?: QueryInput): Promise<Result<ImportJobReport>>
   /** Operator functions for clients (D1). Not reachable over HTTP. */
   readonly clients: ClientAdmin
   /** Resolves when the storage answers (readiness). */

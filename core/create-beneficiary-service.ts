@@ -1,7 +1,15 @@
 import { AccessTokens } from './access-tokens.js'
 import { Admission } from './admission.js'
 import { BeneficiaryOperations } from './beneficiary-operations.js'
-import { BulkOperations, type RecordExport } from './bulk-operations.js'
+import {
+  BulkOperations,
+  ImportOperations,
+  MAX_IMPORT_ROWS,
+  type ImportJobReport,
+  type ImportJobView,
+  type ImportUpload,
+  type RecordExport,
+} from './bulk-operations.js'
 import type {
   BeneficiaryCreated,
   BeneficiaryDetail,
@@ -69,6 +77,8 @@ export interface BeneficiaryServiceOptions {
   readonly basePath?: string
   /** Verified access tokens remembered to skip repeated HMAC checks. Default 10,000. */
   readonly tokenCacheSize?: number
+  /** The most rows an import job may have (D39). Default 1,000,000. */
+  readonly maxImportRows?: number
   /**
    * SHA-256 of a UTF-8 string, base64url without padding: hashes secrets, refresh tokens and
    * Idempotency-Key bodies. Default: Web Crypto, which is asynchronous and so costs a trip to a
@@ -149,6 +159,10 @@ export async function createBeneficiaryService(
     createClientAdmin({ storage, clock, sha256: hash }),
     storage,
     new BulkOperations(storage, admission),
+    new ImportOperations(storage, admission, clock, {
+      maxRows: positiveInteger('maxImportRows', options.maxImportRows ?? MAX_IMPORT_ROWS),
+      basePath: settings.basePath,
+    }),
   )
 }
 
@@ -178,6 +192,7 @@ class Service implements BeneficiaryService {
   readonly #beneficiaries: BeneficiaryOperations
   readonly #storage: Storage
   readonly #bulk: BulkOperations
+  readonly #imports: ImportOperations
   readonly clients: ClientAdmin
 
   constructor(
@@ -186,12 +201,14 @@ class Service implements BeneficiaryService {
     clients: ClientAdmin,
     storage: Storage,
     bulk: BulkOperations,
+    imports: ImportOperations,
   ) {
     this.#sessions = sessions
     this.#beneficiaries = beneficiaries
     this.clients = clients
     this.#storage = storage
     this.#bulk = bulk
+    this.#imports = imports
   }
 
   ready(): Promise<void> {
@@ -262,5 +279,20 @@ class Service implements BeneficiaryService {
 
   exportRecords(ctx: RequestContext, query: QueryInput = {}): Promise<Result<RecordExport>> {
     return this.#bulk.exportRecords(ctx, query)
+  }
+
+  startImport(
+    ctx: RequestContext,
+    body: RequestBody<ImportUpload>,
+  ): Promise<Result<ImportJobView>> {
+    return this.#imports.startImport(ctx, body)
+  }
+
+  getImport(
+    ctx: RequestContext,
+    id: string,
+    query: QueryInput = {},
+  ): Promise<Result<ImportJobReport>> {
+    return this.#imports.getImport(ctx, id, query)
   }
 }

@@ -121,3 +121,14 @@ export type { PeerPackage } from './missing-peer-dependency-error.js'
 export type { BulkStore, SnapshotFilter } from './ports/bulk-store.js'
 export type { ExportFormat, ExportQuery, RecordExport } from './bulk-operations.js'
 export { exportPages, exportQueryOf, EXPORT_PAGE } from './bulk-operations.js'
+export type {
+  ImportJob,
+  ImportJobCounts,
+  ImportJobState,
+  ImportJobStore,
+  LeasedImportJob,
+  NewImportJob,
+  StoredOutcome,
+} from './ports/import-job-store.js'
+export type { ImportJobReport, ImportJobView, ImportUpload } from './bulk-operations.js'
+export { MAX_IMPORT_ROWS } from './bulk-operations.js'

@@ -13,6 +13,8 @@ export type OperationName =
   | 'setStatus'
   | 'history'
   | 'export'
+  | 'startImport'
+  | 'getImport'
 
 /** A scope a token may hold (D2). */
 export type Scope = 'read' | 'write'
@@ -111,6 +113,20 @@ export const OPERATIONS: Readonly<Record<OperationName, OperationPolicy>> = Obje
     authenticated: true,
     scopes: ['read'],
     limitClass: 'bulk',
+    limitKey: 'client',
+    body: false,
+  },
+  startImport: {
+    authenticated: true,
+    scopes: ['write'],
+    limitClass: 'bulk',
+    limitKey: 'client',
+    body: true,
+  },
+  getImport: {
+    authenticated: true,
+    scopes: ['read'],
+    limitClass: 'standard',
     limitKey: 'client',
     body: false,
   },

@@ -24,6 +24,7 @@ import {
 } from '../core/validation/index.js'
 import { ERROR_CODES } from './error-status.js'
 
+import { IMPORT_FILE, IMPORT_JOB, IMPORT_JOB_REPORT } from './bulk/import-schemas.js'
 /** A JSON object of the OpenAPI document. */
 export type Json = Record<string, unknown>
 
@@ -112,6 +113,9 @@ export const SCHEMAS = {
     type: 'string',
     description: 'Prometheus text exposition format 0.0.4: one sample per line.',
   },
+  ImportFile: IMPORT_FILE,
+  ImportJob: IMPORT_JOB,
+  ImportJobReport: IMPORT_JOB_REPORT,
 } as const satisfies Readonly<Record<string, TSchema | Json>>
 
 /** The name of a schema under `#/components/schemas`. */

@@ -41,6 +41,7 @@ export type RouteParams = readonly string[]
 export type Success<T> =
   | { readonly status: 200; readonly response: SchemaName }
   | { readonly status: 201; readonly response: SchemaName; location(value: T): string }
+  | { readonly status: 202; readonly response: SchemaName; location(value: T): string }
   | { readonly status: 204; readonly response?: undefined }
 
 /** What every route states, whoever answers it. */
@@ -90,6 +91,11 @@ interface ServiceFacts<
   readonly idempotencyKey: boolean
   /** The media type of the success body, when it is not JSON (a stream of `response` items). */
   readonly mediaType?: string
+  /**
+   * The media types of a body the route takes as it is, not as JSON (a file to import): the
+   * service is given `{ contentType, bytes }`; another media type is 415.
+   */
+  readonly uploads?: readonly string[]
 }
 
 /** What a route the server answers itself states. */

@@ -1,6 +1,7 @@
 import { HistoryQueryParams, ListQueryParams } from '../core/validation/index.js'
 import { defineRoute, defineServerRoute, type Route } from './route.js'
 import { EXPORT_ROUTE } from './bulk/export-route.js'
+import { IMPORT_ROUTES } from './bulk/import-routes.js'
 
 /**
  * Every route the server answers, in the order the OpenAPI document lists them: the one place
@@ -250,4 +251,5 @@ export const ROUTES: readonly Route[] = Object.freeze([
     errors: [401],
   }),
   EXPORT_ROUTE,
+  ...IMPORT_ROUTES,
 ])

@@ -4,6 +4,7 @@ import { MemoryClientStore } from './memory-client-store.js'
 import { MemorySessionStore } from './memory-session-store.js'
 import { MemorySigningKeyStore } from './memory-signing-key-store.js'
 import { MemoryBulkStore } from './memory-bulk-store.js'
+import { MemoryImportJobStore } from './memory-import-job-store.js'
 
 /**
  * Storage that lives in the process's memory and is gone when the object is: the reference
@@ -25,6 +26,7 @@ export class MemoryStorage implements Storage {
   readonly sessions: MemorySessionStore
   readonly signingKeys: MemorySigningKeyStore
   readonly bulk: MemoryBulkStore
+  readonly imports: MemoryImportJobStore
   #closed = false
 
   constructor() {
@@ -34,6 +36,7 @@ export class MemoryStorage implements Storage {
     this.sessions = new MemorySessionStore(assertOpen, (clientId) => this.clients.isLive(clientId))
     this.signingKeys = new MemorySigningKeyStore(assertOpen)
     this.bulk = new MemoryBulkStore(this.beneficiaries)
+    this.imports = new MemoryImportJobStore(assertOpen)
   }
 
   /**

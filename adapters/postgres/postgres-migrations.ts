@@ -12,6 +12,7 @@ import { schemaOf } from './postgres-config.js'
 import { sortKeys } from './postgres-beneficiary-columns.js'
 import { addCounts, recordCounts, SHARDS, table } from './postgres-counters.js'
 import { translateStorageFailure } from './postgres-storage-failure.js'
+import { BULK_JOBS_STATEMENTS } from './postgres-0007-bulk-jobs.js'
 
 const MIGRATION_TABLE = 'kysely_migration'
 
@@ -243,6 +244,7 @@ export function postgresMigrations(schema: string): Readonly<Record<string, Migr
     '0001_core_schema': coreSchema(schema),
     '0002_name_keys_folded': nameKeysFolded(schema),
     '0003_bulk_loads': bulkLoads(schema),
+    '0007_bulk_jobs': statements(BULK_JOBS_STATEMENTS)(schema),
   })
 }
 

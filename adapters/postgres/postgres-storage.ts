@@ -1,4 +1,5 @@
 import { PostgresBulkStore } from './postgres-bulk-store.js'
+import { PostgresImportJobStore } from './postgres-import-job-store.js'
 import type { Storage } from '../../core/ports/storage.js'
 import type { BatchLimits, BatchListener, Batching } from './postgres-batcher.js'
 import { PostgresBeneficiaryStore } from './postgres-beneficiary-store.js'
@@ -54,6 +55,7 @@ export class PostgresStorage implements Storage {
   readonly sessions: RelationalSessionStore
   readonly signingKeys: RelationalSigningKeyStore
   readonly bulk: PostgresBulkStore
+  readonly imports: PostgresImportJobStore
   /** The schema that holds the tables. */
   readonly schema: string
   /** The migrations `openPostgresStorage` applied when it opened the storage, in order. */
@@ -108,6 +110,7 @@ export class PostgresStorage implements Storage {
     this.sessions = new RelationalSessionStore(statements, assertOpen, tokens)
     this.signingKeys = new RelationalSigningKeyStore(statements, assertOpen)
     this.bulk = new PostgresBulkStore(pool, this.schema, assertOpen)
+    this.imports = new PostgresImportJobStore(pool, this.schema, assertOpen)
   }
 
   /**

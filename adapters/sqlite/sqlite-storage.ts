@@ -22,6 +22,7 @@ import { translateStorageFailure } from './sqlite-query.js'
 import type { WriterSettings } from './threads/sqlite-writer-protocol.js'
 import { SqliteWriterThread } from './threads/sqlite-writer-thread.js'
 import { SqliteBulkStore } from './bulk/sqlite-bulk-store.js'
+import { SqliteImportJobStore } from './bulk/sqlite-import-job-store.js'
 
 /** Options of the {@link SqliteStorage} constructor. */
 export interface SqliteStorageOptions {
@@ -75,6 +76,7 @@ export class SqliteStorage implements Storage {
   readonly sessions: RelationalSessionStore
   readonly signingKeys: RelationalSigningKeyStore
   readonly bulk: SqliteBulkStore
+  readonly imports: SqliteImportJobStore
   /** The migrations `openSqliteStorage` applied when it opened the storage, in order. */
   readonly migrationsApplied: readonly string[]
   readonly #db: Database.Database
@@ -139,6 +141,7 @@ export class SqliteStorage implements Storage {
     this.sessions = new RelationalSessionStore(statements, assertOpen, tokens)
     this.signingKeys = new RelationalSigningKeyStore(statements, assertOpen)
     this.bulk = new SqliteBulkStore(db, assertOpen)
+    this.imports = new SqliteImportJobStore(db, assertOpen)
   }
 
   /** Whether the writes run on a thread of the storage's own (`writer: 'thread'`), and it runs. */

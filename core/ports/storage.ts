@@ -1,5 +1,6 @@
 import type { BeneficiaryStore } from './beneficiary-store.js'
 import type { BulkStore } from './bulk-store.js'
+import type { ImportJobStore } from './import-job-store.js'
 import type { ClientStore } from './client-store.js'
 import type { SessionStore } from './session-store.js'
 import type { SigningKeyStore } from './signing-key-store.js'
@@ -21,4 +22,6 @@ export interface Storage {
   close(): Promise<void>
   /** Exports (D39): every record of one snapshot, a page at a time. Optional for a host's own storage. */
   readonly bulk?: BulkStore
+  /** Import jobs (D39), kept so that they survive a restart. Optional for a host's own storage. */
+  readonly imports?: ImportJobStore
 }

@@ -1,3 +1,4 @@
+import { ImportWorker } from '../bulk/import-worker.js'
 import { nodeSha256 } from '../node-sha256.js'
 import { createBeneficiaryService } from '../../core/index.js'
 import type pino from 'pino'
@@ -170,6 +171,13 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     await new Promise<void>((resolve) => logger.flush(() => resolve()))
     throw listenFailure(error, config.host, config.port) ?? error
   }
+  // Import jobs (D39): this instance runs those it leases, one at a time.
+  const imports = new ImportWorker({
+    storage,
+    onJob: ({ id, state, counts }) =>
+      logger.info({ import_id: id, state, ...counts }, 'Import job'),
+  })
+  imports.start()
   logger.info(
     { url: server.url, transport: server.transport, db, metrics: config.metrics },
     `Listening on ${server.url}${config.basePath} (transport ${server.transport}: ${TRANSPORT_NAMES[server.transport]})`,
@@ -190,6 +198,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   for (const again of ['SIGTERM', 'SIGINT'] as const) ignoreWhileStopping(io, again, logger)
   logger.info({ signal }, 'Shutting down: no new connections, finishing requests in flight')
   await server.close(config.graceMs)
+  await imports.stop()
   await limits?.close()
   await database.close()
   // Last, so that the spans of the requests that finished during the stop are sent too.

@@ -162,6 +162,8 @@ export function delegateTo(
     setStatus: (ctx, id, body) => service.setStatus(ctx, id, body),
     history: (ctx, id, query) => service.history(ctx, id, query),
     exportRecords: (ctx, query) => service.exportRecords(ctx, query),
+    startImport: (ctx, body) => service.startImport(ctx, body),
+    getImport: (ctx, id, query) => service.getImport(ctx, id, query),
     ready: () => service.ready(),
     clients: service.clients,
     ...overrides,

@@ -9,6 +9,7 @@ import { writeLog } from './sqlite-0006-write-log.js'
 import { nameKeysFolded } from './sqlite-0007-name-keys-folded.js'
 import { writeLogDropped } from './sqlite-0008-write-log-dropped.js'
 import { searchSecureDelete } from './sqlite-0009-search-secure-delete.js'
+import { bulkJobs } from './sqlite-0013-bulk-jobs.js'
 
 const MIGRATION_TABLE = 'kysely_migration'
 
@@ -26,6 +27,7 @@ export const SQLITE_MIGRATIONS: Readonly<Record<string, Migration>> = Object.fre
   '0007_name_keys_folded': nameKeysFolded,
   '0008_write_log_dropped': writeLogDropped,
   '0009_search_secure_delete': searchSecureDelete,
+  '0013_bulk_jobs': bulkJobs,
 })
 
 /** Options of {@link migrateSqlite}. */
