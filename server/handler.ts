@@ -368,10 +368,14 @@ function readUpload(request: ApiRequest, types: readonly string[]): UnparsedBody
     return request.bodyError === 'timeout' ? TIMED_OUT : TOO_LARGE
   const header = request.headers['content-type'] ?? ''
   const type = header.split(';')[0]!.trim().toLowerCase()
-  if (!types.includes(type)) {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(header)?.[1]?.toLowerCase()
+  if (
+    !types.includes(type) ||
+    (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
+  ) {
     return new BodyRefusal(
       'unsupported_media_type',
-      `The request body must be ${types.join(' or ')}.`,
+      `The request body must be ${types.join(' or ')}, in UTF-8.`,
     )
   }
   const upload: Upload = { contentType: type, bytes: request.body ?? EMPTY_UPLOAD }
