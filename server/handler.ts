@@ -361,11 +361,15 @@ export interface Upload {
 }
 
 const EMPTY_UPLOAD = new Uint8Array(0)
+const FILE_TOO_LARGE = new BodyRefusal(
+  'payload_too_large',
+  'The file is larger than this server takes for an import.',
+)
 
 /** The body of a route that takes one of `types` as it is (D39's files to import). */
 function readUpload(request: ApiRequest, types: readonly string[]): UnparsedBody | BodyRefusal {
   if (request.bodyError !== undefined)
-    return request.bodyError === 'timeout' ? TIMED_OUT : TOO_LARGE
+    return request.bodyError === 'timeout' ? TIMED_OUT : FILE_TOO_LARGE
   const header = request.headers['content-type'] ?? ''
   const type = header.split(';')[0]!.trim().toLowerCase()
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(header)?.[1]?.toLowerCase()

@@ -90,6 +90,8 @@ ${DB}
                             the next request (LIST_TIMEOUT_MS, 1 to 10000, default 2000)
   --body-timeout S          Seconds a request body may take to arrive after its headers
                             before it is answered 408 (BODY_TIMEOUT_SECONDS, 1 to 7, default 5)
+  --import-max-mib N        The largest file POST /v3/imports takes, in MiB; it must arrive
+                            within --body-timeout (IMPORT_MAX_MIB, 1 to 1024, default 64)
   --redis-url URL           Keep the rate limits on Redis, shared by every instance:
                             redis://[:password@]host[:port][/db], or rediss:// for TLS
                             (REDIS_URL; prefer the environment for a password). Without it,

@@ -43,6 +43,7 @@ const OPTIONS = {
   'sqlite-writer': { type: 'string' },
   'pool-size': { type: 'string' },
   'body-timeout': { type: 'string' },
+  'import-max-mib': { type: 'string' },
   'redis-url': { type: 'string' },
   'redis-key-prefix': { type: 'string' },
   'redis-timeout': { type: 'string' },
@@ -156,6 +157,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       basePath: config.basePath,
       logger,
       requestTimeoutMs: config.bodyTimeoutMs,
+      importMaxBytes: config.importMaxBytes,
       ...(limits !== undefined && { readiness: [limits.readiness] }),
       ...(metrics !== undefined && {
         metrics: { collector: metrics, token: config.metricsToken },

@@ -47,6 +47,8 @@ export interface ServeConfig {
   readonly listTimeoutMs: number
   /** How long a request body may take to arrive after its headers before a 408. */
   readonly bodyTimeoutMs: number
+  /** The largest file `POST /imports` takes (D39). */
+  readonly importMaxBytes: number
   /** Redis for the rate limits (D30, D31); `undefined`: the limits stay in this process. */
   readonly redis: RedisTarget | undefined
   /**
@@ -151,6 +153,7 @@ export function readServeConfig(settings: Settings): ServeConfig {
     listTimeoutMs: settings.integer('list-timeout', 'LIST_TIMEOUT_MS', 2000, 1, 10_000),
     // At most 7 s: uWebSockets.js closes a stalled body after 8 s without an answer.
     bodyTimeoutMs: settings.integer('body-timeout', 'BODY_TIMEOUT_SECONDS', 5, 1, 7) * 1000,
+    importMaxBytes: settings.integer('import-max-mib', 'IMPORT_MAX_MIB', 64, 1, 1024) * 1024 * 1024,
     ...readMetrics(settings),
     docs: readDocs(settings),
     redis: readRedis(settings),

@@ -84,6 +84,7 @@ class HyperExpressTransport {
   #socket: UwsListenSocket | undefined
   #closed: Promise<void> | undefined
   readonly #cap: number
+  readonly #uploads: TransportOptions['uploads']
   readonly #timeoutMs: number
   readonly #inFlight = new InFlight<Exchange>()
   readonly #answers = new AnswerBatch()
@@ -111,6 +112,7 @@ class HyperExpressTransport {
     this.#handler = handler
     this.#hyperExpress = hyperExpress
     this.#cap = options.maxBodyBytes ?? MAX_BODY_BYTES
+    this.#uploads = options.uploads
     this.#timeoutMs = options.requestTimeoutMs ?? TRANSPORT_DEFAULTS.requestTimeoutMs
     if (!(this.#timeoutMs > 0 && this.#timeoutMs <= MAX_UWS_BODY_TIMEOUT_MS)) {
       throw new TypeError(
@@ -162,7 +164,7 @@ class HyperExpressTransport {
     } else if (length === undefined ? coding === undefined : length === '0') {
       if (write) this.#hold(exchange, undefined)
       else this.#queue.add(exchange)
-    } else if (Number(length) > this.#cap) {
+    } else if (Number(length) > this.#capOf(exchange)) {
       // The body is read and dropped (within a bound), then the answer closes the connection.
       const rest = new RefusedBody(
         () => void this.#dispatch(exchange, undefined, 'too_large', true),
@@ -172,6 +174,14 @@ class HyperExpressTransport {
     } else {
       void this.#read(exchange, coding === undefined ? Number(length) : undefined, write)
     }
+  }
+
+  /** The body cap of a request: the uploads' for a POST to their path, else the server's. */
+  #capOf(exchange: Exchange): number {
+    const uploads = this.#uploads
+    const req = exchange.req
+    if (uploads === undefined || req.method !== 'POST') return this.#cap
+    return req.path === uploads.path ? uploads.maxBytes : this.#cap
   }
 
   async #read(exchange: Exchange, length: number | undefined, write: boolean): Promise<void> {
@@ -246,7 +256,7 @@ class HyperExpressTransport {
     length: number | undefined,
     write: boolean,
   ): Promise<Uint8Array | typeof TOO_LARGE | typeof TIMED_OUT> {
-    const cap = this.#cap
+    const cap = this.#capOf(exchange)
     const res = exchange.res
     return new Promise((resolve) => {
       let size = 0

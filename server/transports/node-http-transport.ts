@@ -61,6 +61,7 @@ interface Queued {
 class NodeHttpTransport {
   readonly #handler: ApiHandler
   readonly #cap: number
+  readonly #uploads: TransportOptions['uploads']
   readonly #bodyTimeoutMs: number
   readonly #server: ReturnType<typeof createHttpServer>
   #inFlight = 0
@@ -83,6 +84,7 @@ class NodeHttpTransport {
   ) {
     this.#handler = handler
     this.#cap = options.maxBodyBytes ?? MAX_BODY_BYTES
+    this.#uploads = options.uploads
     this.#bodyTimeoutMs = options.requestTimeoutMs ?? TRANSPORT_DEFAULTS.requestTimeoutMs
     const headersTimeout = options.headersTimeoutMs ?? TRANSPORT_DEFAULTS.headersTimeoutMs
     const serverOptions = {
@@ -115,7 +117,7 @@ class NodeHttpTransport {
     })
     this.#server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
       // Refusing an oversized body before the client sends it, rather than after.
-      if (!(Number(req.headers['content-length']) > this.#cap)) res.writeContinue()
+      if (!(Number(req.headers['content-length']) > this.#capOf(req))) res.writeContinue()
       this.#accept(req, res)
     })
   }
@@ -149,7 +151,7 @@ class NodeHttpTransport {
       this.#dropRest(req, () => this.#answers.add(() => this.#write(res, refused, true)))
     } else if (length === undefined ? headers['transfer-encoding'] === undefined : length === '0') {
       this.#queue.add({ req, res, body: undefined, receivedAt })
-    } else if (Number(length) > this.#cap) {
+    } else if (Number(length) > this.#capOf(req)) {
       const refuse = (): void => void this.#dispatch(req, res, undefined, 'too_large', receivedAt)
       // A client that asked to be told before it sends (100-continue) is told at once.
       if (headers.expect?.toLowerCase() === '100-continue') refuse()
@@ -159,7 +161,17 @@ class NodeHttpTransport {
     }
   }
 
+  /** The body cap of `req`: the uploads' for a POST to their path, else the server's. */
+  #capOf(req: IncomingMessage): number {
+    const uploads = this.#uploads
+    if (uploads === undefined || req.method !== 'POST') return this.#cap
+    const url = req.url ?? ''
+    const mark = url.indexOf('?')
+    return (mark === -1 ? url : url.slice(0, mark)) === uploads.path ? uploads.maxBytes : this.#cap
+  }
+
   #collect(req: IncomingMessage, res: ServerResponse, receivedAt: number): void {
+    const cap = this.#capOf(req)
     const chunks: Buffer[] = []
     let size = 0
     let refused = false
@@ -171,7 +183,7 @@ class NodeHttpTransport {
     req.on('data', (chunk: Buffer) => {
       if (refused) return
       size += chunk.length
-      if (size > this.#cap) {
+      if (size > cap) {
         refused = true
         clearTimeout(timer)
         chunks.length = 0

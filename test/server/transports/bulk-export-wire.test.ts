@@ -163,6 +163,40 @@ for (const transport of TRANSPORTS) {
         }
       })
 
+      it('takes an import file past the JSON body cap, up to its own', async () => {
+        const server = await startServer({ service, transport, port: 0, importMaxBytes: 4 << 20 })
+        try {
+          client = await service.clients.create({ name: `upload ${transport}`, scopes: ['write'] })
+          const headers = { authorization: `Bearer ${await token(server.url)}` }
+          const line = JSON.stringify({
+            first_name: 'Big',
+            last_name: 'File',
+            email: 'b@example.org',
+          })
+          const file = `${line}\n`.repeat(Math.ceil((3 << 20) / (line.length + 1)))
+          const big = await fetch(`${server.url}/v3/imports`, {
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/x-ndjson' },
+            body: file,
+          })
+          assert.equal(big.status, 202)
+          const tooBig = await fetch(`${server.url}/v3/imports`, {
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/x-ndjson' },
+            body: file + file,
+          })
+          assert.equal(tooBig.status, 413)
+          const json = await fetch(`${server.url}/v3/beneficiaries`, {
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/json' },
+            body: JSON.stringify({ first_name: 'x'.repeat(2 << 20) }),
+          })
+          assert.equal(json.status, 413)
+        } finally {
+          await server.close()
+        }
+      })
+
       it('reads no further than a stalled reader takes, and ends the snapshot when it leaves', async () => {
         const server = await startServer({ service, transport, port: 0 })
         try {
