@@ -100,11 +100,16 @@ describe('PostgreSQL storage', { skip }, () => {
         INSERT INTO ${counts} (kind, status, key, prefix, shard, n, min_id, max_id)
           SELECT kind, status, key, prefix, 0, n, 0, 0 FROM (${recount}) c;
         DROP TABLE "${name}".bulk_loads;
+        DROP TABLE "${name}".import_job_outcomes, "${name}".import_jobs;
         DELETE FROM "${name}".kysely_migration WHERE name >= '0002_name_keys_folded';`)
 
       const storage = await openPostgresStorage({ pool, schema: name })
       try {
-        assert.deepEqual(storage.migrationsApplied, ['0002_name_keys_folded', '0003_bulk_loads'])
+        assert.deepEqual(storage.migrationsApplied, [
+          '0002_name_keys_folded',
+          '0003_bulk_loads',
+          '0007_bulk_jobs',
+        ])
         const ids = async (query: Parameters<typeof listQuery>[0]) =>
           (await storage.beneficiaries.list(listQuery(query))).items.map((item) => item.id)
         const [lucja, lucia, mario] = await ids({ sort: 'id' })
@@ -132,7 +137,7 @@ describe('PostgreSQL storage', { skip }, () => {
       try {
         assert.deepEqual(
           [...first.migrationsApplied, ...second.migrationsApplied],
-          ['0001_core_schema', '0002_name_keys_folded', '0003_bulk_loads'],
+          ['0001_core_schema', '0002_name_keys_folded', '0003_bulk_loads', '0007_bulk_jobs'],
         )
         const clock = new FakeClock(T0)
         const [a, b] = await Promise.all([
@@ -152,6 +157,7 @@ describe('PostgreSQL storage', { skip }, () => {
           { name: '0001_core_schema' },
           { name: '0002_name_keys_folded' },
           { name: '0003_bulk_loads' },
+          { name: '0007_bulk_jobs' },
         ])
       } finally {
         await Promise.all([first.close(), second.close()])

@@ -146,6 +146,8 @@ describe('SQLite query plans', () => {
       // to 0009 not applied (0007 changes only the keys of names outside ASCII, 0009 makes the
       // search table anew from the records).
       const old = new Database(path)
+      old.prepare("DELETE FROM kysely_migration WHERE name = '0013_bulk_jobs'").run()
+      old.exec('DROP TABLE import_job_outcomes; DROP TABLE import_jobs')
       old.prepare("DELETE FROM kysely_migration WHERE name = '0009_search_secure_delete'").run()
       old.prepare("DELETE FROM kysely_migration WHERE name = '0007_name_keys_folded'").run()
       old.prepare("DELETE FROM kysely_migration WHERE name = '0008_write_log_dropped'").run()
@@ -177,6 +179,7 @@ describe('SQLite query plans', () => {
           '0007_name_keys_folded',
           '0008_write_log_dropped',
           '0009_search_secure_delete',
+          '0013_bulk_jobs',
         ])
         const columns = upgraded.database
           .prepare<[], { name: string; key: number }>(
