@@ -102,7 +102,7 @@ export class PostgresImportJobStore implements ImportJobStore {
     )
     const row = rows[0]
     if (row === undefined) return undefined
-    return { job: jobOf(row), file: new Uint8Array(Buffer.from(row.file, 'hex')) }
+    return { job: jobOf(row), file: Buffer.from(row.file, 'hex') }
   }
 
   async progress(

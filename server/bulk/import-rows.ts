@@ -81,7 +81,7 @@ export async function* importRows(
     headBytes += next.value.byteLength
     if (next.value.includes(0x0a) || headBytes > MAX_BODY_BYTES) break
   }
-  const start = stripBom(Buffer.concat(head))
+  const start = stripBom(head.length === 1 ? head[0]! : Buffer.concat(head))
   const format = options.format ?? detectFormat(start)
   const rest = (async function* () {
     yield start

@@ -105,7 +105,7 @@ export class SqliteImportJobStore implements ImportJobStore {
           .get(owner, now + leaseMs, now, now) as (JobRow & { file: Buffer }) | undefined,
     )
     if (row === undefined) return undefined
-    return { job: jobOf(row), file: new Uint8Array(row.file) }
+    return { job: jobOf(row), file: row.file }
   }
 
   async progress(
