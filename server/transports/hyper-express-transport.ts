@@ -372,6 +372,10 @@ class HyperExpressTransport {
             })
           })
           wake = undefined
+        } else {
+          // A chunk is made synchronously (a page read and serialised): between two, the
+          // event loop reads and serves the other requests, which a fast reader would starve.
+          await new Promise((resolve) => setImmediate(resolve))
         }
         if (aborted) break
       }

@@ -401,6 +401,9 @@ async function writeStream(res: ServerResponse, stream: AsyncIterable<Uint8Array
           res.on('drain', done)
           res.on('close', done)
         })
+      } else {
+        // Between two chunks (each made synchronously), the other requests are served.
+        await new Promise((resolve) => setImmediate(resolve))
       }
       if (res.destroyed) break
     }
