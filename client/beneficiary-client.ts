@@ -101,6 +101,71 @@ export class BeneficiaryClient {
   }
 
   /**
+   * Every beneficiary of one snapshot that matches the list's filters, in id order, in the
+   * detail shape (D39): read from the NDJSON stream of `GET /beneficiaries/export` as it
+   * arrives, so memory holds what the caller has not taken yet. Leaving the loop early closes
+   * the stream. Draws from the `bulk` limit class.
+   * @throws ApiError `validation_failed` naming every bad filter (422), `rate_limit_exceeded`
+   */
+  async *exportRecords(
+    query: QueryOf<'exportRecords'> = {},
+    options: CallOptions = NO_OPTIONS,
+  ): AsyncGenerator<ResponseOf<'exportRecords'>> {
+    const response = await this.#exchange.answer(
+      'exportRecords',
+      { query: { ...query, format: 'ndjson' } },
+      options,
+      'application/x-ndjson',
+    )
+    if (response.body === null) return
+    const decoder = new TextDecoder()
+    let pending = ''
+    const reader = response.body.getReader()
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        pending += done ? decoder.decode() : decoder.decode(value, { stream: true })
+        const lines = pending.split('\n')
+        pending = lines.pop() ?? ''
+        for (const line of lines) {
+          if (line !== '') yield JSON.parse(line) as ResponseOf<'exportRecords'>
+        }
+        if (done) break
+      }
+      if (pending !== '') yield JSON.parse(pending) as ResponseOf<'exportRecords'>
+    } finally {
+      await reader.cancel().catch(() => undefined)
+    }
+  }
+
+  /**
+   * Starts an import job for a CSV or NDJSON file (D39): answered 202 with the job, which the
+   * server runs in the background; follow it with `getImport`. Draws from the `bulk` class.
+   * @throws ApiError `validation_failed` (more rows than allowed), `payload_too_large` (413)
+   */
+  startImport(
+    file: BodyOf<'startImport'>,
+    format: 'csv' | 'ndjson',
+    query: QueryOf<'startImport'> = {},
+    options: CallOptions = NO_OPTIONS,
+  ): Answer<'startImport'> {
+    const contentType = format === 'csv' ? 'text/csv' : 'application/x-ndjson'
+    return this.#exchange.send('startImport', { body: file, contentType, query }, options)
+  }
+
+  /**
+   * One of your import jobs, with a page of its report: one outcome per row, by row (D39).
+   * @throws ApiError `not_found` (404)
+   */
+  getImport(
+    id: string,
+    query: QueryOf<'getImport'> = {},
+    options: CallOptions = NO_OPTIONS,
+  ): Answer<'getImport'> {
+    return this.#exchange.send('getImport', { id, query }, options)
+  }
+
+  /**
    * One beneficiary in the detail shape, with its ETag (specification 4.4, D23).
    * @throws ApiError `not_found` (404)
    */

@@ -7,7 +7,7 @@ export interface ClientRoute {
   readonly path: string
   readonly versioned: boolean
   /** The success status. */
-  readonly status: 200 | 201 | 204
+  readonly status: 200 | 201 | 202 | 204
   /** The request body's schema name, when the operation reads one. */
   readonly body: keyof RequestBodies | undefined
   /** The success body's schema name, when it has one. */
@@ -185,6 +185,30 @@ export const CLIENT_ROUTES = Object.freeze({
     body: undefined,
     response: 'ChangeEventPage',
     query: 'EventsQueryParams',
+  }),
+  exportRecords: route({
+    method: 'GET',
+    path: '/beneficiaries/export',
+    status: 200,
+    body: undefined,
+    response: 'BeneficiaryDetail',
+    query: 'ExportQueryParams',
+  }),
+  startImport: route({
+    method: 'POST',
+    path: '/imports',
+    status: 202,
+    body: 'ImportFile',
+    response: 'ImportJob',
+    query: 'ImportQueryParams',
+  }),
+  getImport: route({
+    method: 'GET',
+    path: '/imports/{id}',
+    status: 200,
+    body: undefined,
+    response: 'ImportJobReport',
+    query: 'HistoryQueryParams',
   }),
 })
 

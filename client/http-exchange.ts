@@ -21,12 +21,14 @@ import { TokenKeeper } from './token-keeper.js'
 /** One request as a typed call describes it. */
 export interface Call {
   /** The `{id}` of the path. */
-  readonly id?: number
+  readonly id?: number | string
   readonly query?: object | undefined
   readonly body?: unknown
   readonly headers?: Readonly<Record<string, string>>
   /** A link the server gave (`links.next`), followed instead of the route's path. */
   readonly link?: string
+  /** The media type of a body sent as it is (a file to import), not as JSON. */
+  readonly contentType?: string
 }
 
 /**
@@ -94,14 +96,33 @@ export class HttpExchange {
     call: Call,
     options: CallOptions,
   ): Promise<ApiResult<ResponseOf<O>>> {
+    const response = await this.answer(operation, call, options, 'application/json')
+    return success<ResponseOf<O>>(operation, CLIENT_ROUTES[operation], response)
+  }
+
+  /**
+   * The successful answer of a call, its body unread (a stream, such as an export's), after the
+   * same token renewal and retries as `send`.
+   */
+  async answer(
+    operation: ClientOperation,
+    call: Call,
+    options: CallOptions,
+    accept: string,
+  ): Promise<Response> {
     const route: ClientRoute = CLIENT_ROUTES[operation]
     const url =
       call.link === undefined ? this.#url(route, call) : this.#follow(operation, call.link)
-    const headers: Record<string, string> = { accept: 'application/json', ...call.headers }
+    const headers: Record<string, string> = { accept, ...call.headers }
     if (options.requestId !== undefined) headers['x-request-id'] = options.requestId
     if (options.purpose !== undefined) headers['x-purpose'] = options.purpose
-    const payload = call.body === undefined ? undefined : JSON.stringify(call.body)
-    if (payload !== undefined) headers['content-type'] = 'application/json'
+    const payload =
+      call.body === undefined
+        ? undefined
+        : call.contentType !== undefined
+          ? (call.body as string | Uint8Array<ArrayBuffer>)
+          : JSON.stringify(call.body)
+    if (payload !== undefined) headers['content-type'] = call.contentType ?? 'application/json'
     const retryable =
       route.retry === 'always' ||
       (route.retry === 'with-idempotency-key' && headers['idempotency-key'] !== undefined)
@@ -116,7 +137,7 @@ export class HttpExchange {
         ...(payload !== undefined && { body: payload }),
         ...(options.signal !== undefined && { signal: options.signal }),
       })
-      if (response.ok) return success<ResponseOf<O>>(operation, route, response)
+      if (response.ok) return response
       const waitMs = retryAfterMs(response.headers.get('retry-after'), this.#now())
       const error = await failure(operation, response, waitMs)
       // A token the server refused (expired by its clock, or revoked): renewed once, never more.

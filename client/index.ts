@@ -70,3 +70,10 @@ export type {
   ChangeEventType,
   EventsQueryInput,
 } from '../core/index.js'
+export type {
+  ExportQueryInput,
+  ImportJob,
+  ImportJobReport,
+  ImportQueryInput,
+  ImportRowOutcome,
+} from './wire-types.js'

@@ -37,6 +37,8 @@ export interface RequestBodies {
   readonly UpdateBeneficiaryBody: UpdateBeneficiaryBody
   readonly StatusBody: StatusBody
   readonly MatchCandidateBody: MatchCandidateBody
+  /** The file of an import (D39), sent as it is: CSV or NDJSON text. */
+  readonly ImportFile: string | Uint8Array<ArrayBuffer>
 }
 
 /** `GET /healthz`: `ok`. */
@@ -75,6 +77,8 @@ export interface ResponseBodies {
   readonly BeneficiaryExport: BeneficiaryExport
   readonly ChangeEventPage: ChangeEventPage
   readonly MatchList: MatchList
+  readonly ImportJob: ImportJob
+  readonly ImportJobReport: ImportJobReport
 }
 
 /** The query of each operation that reads one, by its schema's name in the core. */
@@ -82,7 +86,50 @@ export interface Queries {
   readonly ListQueryParams: ListQueryInput
   readonly HistoryQueryParams: HistoryQueryInput
   readonly EventsQueryParams: EventsQueryInput
+  readonly ExportQueryParams: ExportQueryInput
+  readonly ImportQueryParams: ImportQueryInput
 }
+
+/** The query of `POST /imports` (D39). */
+export interface ImportQueryInput {
+  /** `true` drops the fields the service assigns from every row (to import an export). */
+  readonly ignore_assigned?: 'true' | 'false'
+}
+
+/** An import job (D39). */
+export interface ImportJob {
+  readonly id: string
+  readonly state: 'queued' | 'running' | 'done' | 'failed'
+  readonly format: 'csv' | 'ndjson'
+  readonly rows: number
+  readonly created: number
+  readonly existing: number
+  readonly refused: number
+  readonly error: string | null
+  readonly created_at: string
+  readonly updated_at: string
+  readonly finished_at: string | null
+}
+
+/** One row's outcome in an import's report. */
+export type ImportRowOutcome =
+  | { readonly row: number; readonly outcome: 'created' | 'existing'; readonly id: number }
+  | {
+      readonly row: number
+      readonly outcome: 'refused'
+      readonly error: Omit<ApiErrorBody, 'request_id'>
+    }
+
+/** An import job with a page of its report. */
+export interface ImportJobReport extends ImportJob {
+  readonly report: Paged<ImportRowOutcome>
+}
+
+/** The query of an export (D39): the list's filters; the client reads NDJSON. */
+export type ExportQueryInput = Pick<
+  ListQueryInput,
+  'status' | 'created_from' | 'created_to' | 'search'
+> & { readonly format?: 'ndjson' }
 
 /**
  * Error identifiers that only the HTTP layer produces, beside the core's (D12, D24). A new one

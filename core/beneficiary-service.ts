@@ -1,3 +1,9 @@
+import type {
+  ImportJobReport,
+  ImportJobView,
+  ImportUpload,
+  RecordExport,
+} from './bulk-operations.js'
 import type { RateLimitStatus } from './errors.js'
 import type { ChangeEventPage, EventsQueryInput } from './events.js'
 import type { SerializedJson } from './json-bytes.js'
@@ -207,6 +213,24 @@ export interface BeneficiaryService {
    * @throws NotFoundError and the authentication errors of `list`
    */
   matches(ctx: RequestContext, id: string | number): Promise<Result<MatchList>>
+  /**
+   * Admits an export of every record of one snapshot (D39): scope `read`, limit class `bulk`,
+   * `format` (`ndjson`, `csv`) and the list's filters validated. The records are read as the
+   * answer's `pages` is iterated.
+   * @throws ValidationError, NotFoundError when the storage has no exports
+   */
+  exportRecords(ctx: RequestContext, query?: QueryInput): Promise<Result<RecordExport>>
+  /**
+   * Stores an import job for a CSV or NDJSON file (D39): scope `write`, limit class `bulk`; a
+   * worker runs it (see `ImportWorker` in the server).
+   * @throws ValidationError (more rows than allowed), NotFoundError when the storage keeps no jobs
+   */
+  startImport(ctx: RequestContext, body: RequestBody<ImportUpload>): Promise<Result<ImportJobView>>
+  /**
+   * One of the caller's import jobs with a page of its report (D39).
+   * @throws NotFoundError, ValidationError
+   */
+  getImport(ctx: RequestContext, id: string, query?: QueryInput): Promise<Result<ImportJobReport>>
   /** Operator functions for clients (D1). Not reachable over HTTP. */
   readonly clients: ClientAdmin
   /** Resolves when the storage answers (readiness). */

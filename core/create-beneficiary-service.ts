@@ -7,6 +7,15 @@ import { AccessRecorder } from './access-recorder.js'
 import { AccessTokens } from './access-tokens.js'
 import { Admission } from './admission.js'
 import { BeneficiaryOperations } from './beneficiary-operations.js'
+import {
+  BulkOperations,
+  ImportOperations,
+  MAX_IMPORT_ROWS,
+  type ImportJobReport,
+  type ImportJobView,
+  type ImportUpload,
+  type RecordExport,
+} from './bulk-operations.js'
 import type {
   BeneficiaryCreated,
   BeneficiaryDetail,
@@ -18,6 +27,7 @@ import type {
   BeneficiaryService,
   ClientAdmin,
   MatchCandidateBody,
+  QueryInput,
   RequestBody,
   RequestContext,
   Result,
@@ -77,6 +87,8 @@ export interface BeneficiaryServiceOptions {
   readonly basePath?: string
   /** Verified access tokens remembered to skip repeated HMAC checks. Default 10,000. */
   readonly tokenCacheSize?: number
+  /** The most rows an import job may have (D39). Default 1,000,000. */
+  readonly maxImportRows?: number
   /**
    * SHA-256 of a UTF-8 string, base64url without padding: hashes secrets, refresh tokens and
    * Idempotency-Key bodies. Default: Web Crypto, which is asynchronous and so costs a trip to a
@@ -179,6 +191,11 @@ export async function createBeneficiaryService(
       options.matchRules ?? DEFAULT_MATCH_RULES,
       recorder,
     ),
+    new BulkOperations(storage, admission),
+    new ImportOperations(storage, admission, clock, {
+      maxRows: positiveInteger('maxImportRows', options.maxImportRows ?? MAX_IMPORT_ROWS),
+      basePath: settings.basePath,
+    }),
   )
 }
 
@@ -210,6 +227,8 @@ class Service implements BeneficiaryService {
   readonly #accessLog: AccessLogOperations
   readonly #events: EventFeed
   readonly #matching: MatchOperations
+  readonly #bulk: BulkOperations
+  readonly #imports: ImportOperations
   readonly clients: ClientAdmin
 
   constructor(
@@ -220,6 +239,8 @@ class Service implements BeneficiaryService {
     accessLog: AccessLogOperations,
     events: EventFeed,
     matching: MatchOperations,
+    bulk: BulkOperations,
+    imports: ImportOperations,
   ) {
     this.#sessions = sessions
     this.#beneficiaries = beneficiaries
@@ -228,6 +249,8 @@ class Service implements BeneficiaryService {
     this.#accessLog = accessLog
     this.#events = events
     this.#matching = matching
+    this.#bulk = bulk
+    this.#imports = imports
   }
 
   ready(): Promise<void> {
@@ -325,5 +348,24 @@ class Service implements BeneficiaryService {
 
   matches(ctx: RequestContext, id: string | number): Promise<Result<MatchList>> {
     return this.#matching.matchesOf(ctx, id)
+  }
+
+  exportRecords(ctx: RequestContext, query: QueryInput = {}): Promise<Result<RecordExport>> {
+    return this.#bulk.exportRecords(ctx, query)
+  }
+
+  startImport(
+    ctx: RequestContext,
+    body: RequestBody<ImportUpload>,
+  ): Promise<Result<ImportJobView>> {
+    return this.#imports.startImport(ctx, body)
+  }
+
+  getImport(
+    ctx: RequestContext,
+    id: string,
+    query: QueryInput = {},
+  ): Promise<Result<ImportJobReport>> {
+    return this.#imports.getImport(ctx, id, query)
   }
 }

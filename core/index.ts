@@ -166,3 +166,17 @@ export { MAX_MATCHES } from './matching/match-operations.js'
 export type { BeneficiaryMatch, MatchList } from './matching/match-operations.js'
 export type { MatchQuery, MatchStore } from './ports/match-store.js'
 export type { MatchCandidateBody } from './beneficiary-service.js'
+export type { BulkStore, SnapshotFilter } from './ports/bulk-store.js'
+export type { ExportFormat, ExportQuery, RecordExport } from './bulk-operations.js'
+export { exportPages, exportQueryOf, EXPORT_PAGE } from './bulk-operations.js'
+export type {
+  ImportJob,
+  ImportJobCounts,
+  ImportJobState,
+  ImportJobStore,
+  LeasedImportJob,
+  NewImportJob,
+  StoredOutcome,
+} from './ports/import-job-store.js'
+export type { ImportJobReport, ImportJobView, ImportUpload } from './bulk-operations.js'
+export { MAX_IMPORT_ROWS } from './bulk-operations.js'

@@ -17,6 +17,9 @@ export type OperationName =
   | 'events'
   | 'match'
   | 'matches'
+  | 'exportRecords'
+  | 'startImport'
+  | 'getImport'
 
 /**
  * A scope a token may hold (D2): `audit` (D37) reads who read a record and exports everything
@@ -143,6 +146,27 @@ export const OPERATIONS: Readonly<Record<OperationName, OperationPolicy>> = Obje
     body: true,
   },
   matches: {
+    authenticated: true,
+    scopes: ['read'],
+    limitClass: 'standard',
+    limitKey: 'client',
+    body: false,
+  },
+  exportRecords: {
+    authenticated: true,
+    scopes: ['read'],
+    limitClass: 'bulk',
+    limitKey: 'client',
+    body: false,
+  },
+  startImport: {
+    authenticated: true,
+    scopes: ['write'],
+    limitClass: 'bulk',
+    limitKey: 'client',
+    body: true,
+  },
+  getImport: {
     authenticated: true,
     scopes: ['read'],
     limitClass: 'standard',

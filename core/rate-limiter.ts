@@ -4,7 +4,7 @@ import type { BucketPolicy, RateLimitStore, TakeResult } from './ports/rate-limi
 import { LocalRateLimitStore } from './token-bucket.js'
 
 /** The three limit classes (D19). Each request draws from exactly one. */
-export type LimitClass = 'auth' | 'write' | 'standard'
+export type LimitClass = 'auth' | 'write' | 'standard' | 'bulk'
 
 /** Limits per class in requests per window, and the window (D19, D20). */
 export interface RateLimitOptions {
@@ -14,13 +14,20 @@ export interface RateLimitOptions {
   readonly write?: number
   /** Everything else that needs a token, per client. Default 100. */
   readonly standard?: number
+  /** Imports and exports, per client (D39). Default 2. */
+  readonly bulk?: number
   /** Window in seconds over which a bucket refills completely. Default 60. */
   readonly windowSeconds?: number
   /** Where buckets live. Default: this process's memory. */
   readonly store?: RateLimitStore
 }
 
-const DEFAULT_LIMITS: Readonly<Record<LimitClass, number>> = { auth: 5, write: 10, standard: 100 }
+const DEFAULT_LIMITS: Readonly<Record<LimitClass, number>> = {
+  auth: 5,
+  write: 10,
+  standard: 100,
+  bulk: 2,
+}
 
 /** Draws requests from token buckets per (class, key) and reports what the headers need. */
 export class RateLimiter {
@@ -46,6 +53,7 @@ export class RateLimiter {
       auth: policy('auth'),
       write: policy('write'),
       standard: policy('standard'),
+      bulk: policy('bulk'),
     })
     this.#windowSeconds = windowSeconds
     this.#clock = clock

@@ -228,7 +228,11 @@ class RequestHandler {
     request: ApiRequest,
     requestId: string,
   ): Promise<{ response: ApiResponse; clientId?: string | undefined }> {
-    const body = readBody(request, route.policy?.body === true)
+    const uploads = route.kind === 'service' ? route.uploads : undefined
+    const body =
+      uploads === undefined
+        ? readBody(request, route.policy?.body === true)
+        : readUpload(request, uploads)
     if (body instanceof BodyRefusal) {
       return { response: httpError(body.status, body.code, body.message, requestId) }
     }
@@ -252,7 +256,7 @@ class RequestHandler {
       honoursIfNoneMatch(route) &&
       ifNoneMatchHits(request.headers['if-none-match'], result.etag)
     const response = success(unchanged ? 304 : route.status, result, requestId)
-    if (route.status === 201) {
+    if (route.status === 201 || route.status === 202) {
       response.headers['location'] = this.#routes.basePath + route.location(result.value)
     }
     return { response, clientId: result.clientId }
@@ -349,6 +353,38 @@ function readBody(request: ApiRequest, takesBody: boolean): UnparsedBody | BodyR
     if (!parsed.ok) throw new BadRequestError(parsed.message)
     return parsed.value
   }
+}
+
+/** What a route that takes a body as it is (`uploads`) is given: its media type and bytes. */
+export interface Upload {
+  readonly contentType: string
+  readonly bytes: Uint8Array
+}
+
+const EMPTY_UPLOAD = new Uint8Array(0)
+const FILE_TOO_LARGE = new BodyRefusal(
+  'payload_too_large',
+  'The file is larger than this server takes for an import.',
+)
+
+/** The body of a route that takes one of `types` as it is (D39's files to import). */
+function readUpload(request: ApiRequest, types: readonly string[]): UnparsedBody | BodyRefusal {
+  if (request.bodyError !== undefined)
+    return request.bodyError === 'timeout' ? TIMED_OUT : FILE_TOO_LARGE
+  const header = request.headers['content-type'] ?? ''
+  const type = header.split(';')[0]!.trim().toLowerCase()
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(header)?.[1]?.toLowerCase()
+  if (
+    !types.includes(type) ||
+    (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
+  ) {
+    return new BodyRefusal(
+      'unsupported_media_type',
+      `The request body must be ${types.join(' or ')}, in UTF-8.`,
+    )
+  }
+  const upload: Upload = { contentType: type, bytes: request.body ?? EMPTY_UPLOAD }
+  return () => upload
 }
 
 /** Why a transport refuses a request that its handler never sees. */

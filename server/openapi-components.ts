@@ -36,6 +36,7 @@ import {
   MatchReason,
 } from '../core/matching/match-schemas.js'
 
+import { IMPORT_FILE, IMPORT_JOB, IMPORT_JOB_REPORT } from './bulk/import-schemas.js'
 /** A JSON object of the OpenAPI document. */
 export type Json = Record<string, unknown>
 
@@ -133,6 +134,9 @@ export const SCHEMAS = {
   MatchList,
   BeneficiaryMatch,
   MatchReason,
+  ImportFile: IMPORT_FILE,
+  ImportJob: IMPORT_JOB,
+  ImportJobReport: IMPORT_JOB_REPORT,
 } as const satisfies Readonly<Record<string, TSchema | Json>>
 
 /** The name of a schema under `#/components/schemas`. */

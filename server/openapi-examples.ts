@@ -110,6 +110,21 @@ export const REQUEST_EXAMPLES: Readonly<Partial<Record<OperationName, Json>>> = 
   },
 }
 
+/** An import job just started (D39). */
+const IMPORT_JOB_EXAMPLE = {
+  id: 'imp_3Xf2TQteaFoZ-OwFXOAyQ',
+  state: 'queued',
+  format: 'csv',
+  rows: 0,
+  created: 0,
+  existing: 0,
+  refused: 0,
+  error: null,
+  created_at: '2026-03-01T09:00:00.000Z',
+  updated_at: '2026-03-01T09:00:00.000Z',
+  finished_at: null,
+}
+
 /** The example of each operation's success body; `undefined` for an answer without one. */
 export const SUCCESS_EXAMPLES: Readonly<
   Record<OperationName | Exclude<ServerOperation, 'docs' | 'index'>, Json | undefined>
@@ -127,6 +142,39 @@ export const SUCCESS_EXAMPLES: Readonly<
     expires_in: 3600,
   }),
   logout: undefined,
+  exportRecords: undefined,
+  startImport: one('A queued job', IMPORT_JOB_EXAMPLE),
+  getImport: one('A job done, first page of its report', {
+    ...IMPORT_JOB_EXAMPLE,
+    state: 'done',
+    rows: 2,
+    created: 1,
+    refused: 1,
+    updated_at: '2026-03-01T09:00:04.000Z',
+    finished_at: '2026-03-01T09:00:04.000Z',
+    report: {
+      data: [
+        { row: 1, outcome: 'created', id: 42 },
+        {
+          row: 2,
+          outcome: 'refused',
+          error: {
+            error: 'validation_failed',
+            message: 'The request has invalid fields.',
+            code: 422,
+            details: [{ field: 'email', message: 'is not a valid e-mail address' }],
+          },
+        },
+      ],
+      meta: { current_page: 1, total_pages: 1, total_count: 2, per_page: 20 },
+      links: {
+        first: '/v3/imports/imp_3Xf2TQteaFoZ-OwFXOAyQ?page=1&per_page=20',
+        last: '/v3/imports/imp_3Xf2TQteaFoZ-OwFXOAyQ?page=1&per_page=20',
+        prev: null,
+        next: null,
+      },
+    },
+  }),
   list: one('A page of one', {
     data: [
       {

@@ -35,7 +35,7 @@ export function successResponse(route: Route): Json {
   const uses: HeaderUse[] = COMMON.map((name) => [name, true])
   if (route.policy !== undefined) uses.push(...RATE.map((name): HeaderUse => [name, true]))
   if (route.kind === 'service') {
-    if (route.status === 201) uses.push(['Location', true])
+    if (route.status === 201 || route.status === 202) uses.push(['Location', true])
     if (route.etag) uses.push(['ETag', true])
     if (route.idempotencyKey) uses.push(['Idempotent-Replayed', true])
   }
@@ -47,7 +47,7 @@ export function successResponse(route: Route): Json {
     headers: headerObjects(uses),
     ...(route.response !== undefined && {
       content: {
-        [(route.kind === 'server' ? route.mediaType : undefined) ?? 'application/json']: {
+        [route.mediaType ?? 'application/json']: {
           schema: SCHEMA_REF(route.response),
           examples,
         },

@@ -175,12 +175,15 @@ function operationObject(route: Route): Json {
       service !== undefined && {
         requestBody: {
           required: body.required,
-          content: {
-            'application/json': {
-              schema: typeof body.schema === 'string' ? SCHEMAS[body.schema] : body.schema,
-              examples: REQUEST_EXAMPLES[service.operation],
-            },
-          },
+          content: Object.fromEntries(
+            (service.uploads ?? ['application/json']).map((type) => [
+              type,
+              {
+                schema: typeof body.schema === 'string' ? SCHEMAS[body.schema] : body.schema,
+                examples: REQUEST_EXAMPLES[service.operation],
+              },
+            ]),
+          ),
         },
       }),
     responses,

@@ -1,7 +1,7 @@
 import type { Result } from '../core/beneficiary-service.js'
 import type { AnyDomainError, FieldProblem } from '../core/errors.js'
 import { SerializedJson } from '../core/json-bytes.js'
-import type { ApiResponse } from './api-response.js'
+import { StreamedBody, type ApiResponse } from './api-response.js'
 import { STATUS_BY_CODE } from './error-status.js'
 import { setRateLimitHeaders } from './rate-limit-headers.js'
 
@@ -41,6 +41,10 @@ export function success(status: number, result: Result<unknown>, requestId: stri
     return { status, headers, body: undefined }
   }
   const value = result.value
+  if (value instanceof StreamedBody) {
+    headers['content-type'] = value.contentType
+    return { status, headers, body: undefined, stream: value.chunks }
+  }
   return {
     status,
     headers,

@@ -41,6 +41,7 @@ export type RouteParams = readonly string[]
 export type Success<T> =
   | { readonly status: 200; readonly response: SchemaName }
   | { readonly status: 201; readonly response: SchemaName; location(value: T): string }
+  | { readonly status: 202; readonly response: SchemaName; location(value: T): string }
   | { readonly status: 204; readonly response?: undefined }
 
 /** What every route states, whoever answers it. */
@@ -88,6 +89,13 @@ interface ServiceFacts<
   readonly ifMatch: boolean
   /** Whether the route honours Idempotency-Key (D22) and may answer `Idempotent-Replayed`. */
   readonly idempotencyKey: boolean
+  /** The media type of the success body, when it is not JSON (a stream of `response` items). */
+  readonly mediaType?: string
+  /**
+   * The media types of a body the route takes as it is, not as JSON (a file to import): the
+   * service is given `{ contentType, bytes }`; another media type is 415.
+   */
+  readonly uploads?: readonly string[]
 }
 
 /** What a route the server answers itself states. */

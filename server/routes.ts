@@ -1,6 +1,8 @@
 import { EventsQueryParams } from '../core/events.js'
 import { HistoryQueryParams, ListQueryParams } from '../core/validation/index.js'
 import { defineRoute, defineServerRoute, type Route } from './route.js'
+import { EXPORT_ROUTE } from './bulk/export-route.js'
+import { IMPORT_ROUTES } from './bulk/import-routes.js'
 
 /**
  * Every route the server answers, in the order the OpenAPI document lists them: the one place
@@ -333,4 +335,6 @@ export const ROUTES: readonly Route[] = Object.freeze([
     idempotencyKey: false,
     errors: [404, 422],
   }),
+  EXPORT_ROUTE,
+  ...IMPORT_ROUTES,
 ])

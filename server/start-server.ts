@@ -7,6 +7,8 @@ import { listenNodeHttp } from './transports/node-http-transport.js'
 import type { TlsFiles, Transport, TransportName } from './transports/transport.js'
 import type { Tracing } from './tracing/tracing.js'
 
+/** The default cap of an import job's file (D39): 64 MiB, some 200,000 rows. */
+export const DEFAULT_IMPORT_MAX_BYTES = 64 * 1024 * 1024
 /** Options of `startServer`. Only `service` is required. */
 export interface StartServerOptions {
   /** The service to expose; the caller owns it and its storage. */
@@ -42,6 +44,8 @@ export interface StartServerOptions {
   readonly headersTimeoutMs?: number | undefined
   /** Body cap in bytes. Default 1 MiB (D12). */
   readonly maxBodyBytes?: number | undefined
+  /** Cap of the file of an import job, `POST {basePath}/imports` (D39). Default 64 MiB. */
+  readonly importMaxBytes?: number | undefined
   /**
    * Serve the API reference page at `/docs`: Swagger UI over the OpenAPI document, from the
    * `swagger-ui-dist` package, which the host installs. Default: false.
@@ -121,6 +125,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     requestTimeoutMs: options.requestTimeoutMs,
     headersTimeoutMs: options.headersTimeoutMs,
     maxBodyBytes: options.maxBodyBytes,
+    uploads: {
+      path: `${options.basePath ?? '/v3'}/imports`,
+      maxBytes: options.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES,
+    },
   })
   const scheme = options.tls === undefined ? 'http' : 'https'
   const urlHost = host.includes(':') ? `[${host}]` : host

@@ -241,6 +241,12 @@ export class MemoryBeneficiaryStore implements BeneficiaryStore {
     this.matchIndex.remove(stored.record)
     if (stored.record.fiscal_code !== null) this.#idsByFiscalCode.delete(stored.record.fiscal_code)
   }
+
+  /** Every record as it is now, frozen, in id order: the snapshot of an export. */
+  snapshotRecords(): BeneficiaryRecord[] {
+    this.#assertOpen()
+    return [...this.#records.values()].map((stored) => stored.record).sort((a, b) => a.id - b.id)
+  }
 }
 
 function toStoredRecord(source: BeneficiaryRecord): StoredRecord {

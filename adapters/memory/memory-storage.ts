@@ -9,6 +9,8 @@ import { MemoryEventLog } from './memory-event-log.js'
 import { MemoryWebhookStore } from './memory-webhook-store.js'
 import { MemorySessionStore } from './memory-session-store.js'
 import { MemorySigningKeyStore } from './memory-signing-key-store.js'
+import { MemoryBulkStore } from './memory-bulk-store.js'
+import { MemoryImportJobStore } from './memory-import-job-store.js'
 
 /**
  * Storage that lives in the process's memory and is gone when the object is: the reference
@@ -38,6 +40,8 @@ export class MemoryStorage implements Storage {
   /** Webhook endpoints and their deliveries (D34). */
   readonly webhooks: MemoryWebhookStore
   readonly matches: MatchStore
+  readonly bulk: MemoryBulkStore
+  readonly imports: MemoryImportJobStore
   #closed = false
 
   constructor() {
@@ -59,6 +63,8 @@ export class MemoryStorage implements Storage {
         return index.candidates(query)
       },
     }
+    this.bulk = new MemoryBulkStore(this.beneficiaries)
+    this.imports = new MemoryImportJobStore(assertOpen)
   }
 
   /**

@@ -15,6 +15,7 @@ import { translateStorageFailure } from './postgres-storage-failure.js'
 import { eventsMigration } from './postgres-event-migration.js'
 import { webhooksMigration } from './postgres-webhook-store.js'
 import { matchKeysMigration } from './postgres-match-keys.js'
+import { BULK_JOBS_STATEMENTS } from './postgres-0007-bulk-jobs.js'
 
 const MIGRATION_TABLE = 'kysely_migration'
 
@@ -277,6 +278,7 @@ export function postgresMigrations(schema: string): Readonly<Record<string, Migr
     '0004_events': eventsMigration(schema),
     '0005_access_log': accessLog(schema),
     '0006_match_keys': matchKeysMigration(schema),
+    '0007_bulk_jobs': statements(BULK_JOBS_STATEMENTS)(schema),
     '0008_webhooks': webhooksMigration(schema),
   })
 }

@@ -2,6 +2,8 @@ import { BufferedAccessLog } from '../../core/buffered-access-log.js'
 import { PostgresEventLog } from './postgres-event-log.js'
 import { PostgresWebhookStore } from './postgres-webhook-store.js'
 import { PostgresMatchStore } from './postgres-match-keys.js'
+import { PostgresBulkStore } from './postgres-bulk-store.js'
+import { PostgresImportJobStore } from './postgres-import-job-store.js'
 import type { Storage } from '../../core/ports/storage.js'
 import type { HistoryPurge } from '../../core/ports/history-purge.js'
 import { PostgresAccessLogTable, postgresHistoryPurge } from './postgres-access-log.js'
@@ -67,6 +69,8 @@ export class PostgresStorage implements Storage {
   /** Webhook endpoints and their deliveries (D34). */
   readonly webhooks: PostgresWebhookStore
   readonly matches: PostgresMatchStore
+  readonly bulk: PostgresBulkStore
+  readonly imports: PostgresImportJobStore
   /** The schema that holds the tables. */
   readonly schema: string
   /** The migrations `openPostgresStorage` applied when it opened the storage, in order. */
@@ -127,6 +131,8 @@ export class PostgresStorage implements Storage {
     this.events = new PostgresEventLog(pool, this.schema, assertOpen)
     this.webhooks = new PostgresWebhookStore(pool, this.schema, assertOpen)
     this.matches = new PostgresMatchStore(pool, this.schema, assertOpen)
+    this.bulk = new PostgresBulkStore(pool, this.schema, assertOpen)
+    this.imports = new PostgresImportJobStore(pool, this.schema, assertOpen)
   }
 
   /**

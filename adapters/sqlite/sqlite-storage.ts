@@ -27,6 +27,8 @@ import { applySqlitePragmas, cacheSizeKibOf, dropStat4Samples } from './sqlite-p
 import { translateStorageFailure } from './sqlite-query.js'
 import type { WriterSettings } from './threads/sqlite-writer-protocol.js'
 import { SqliteWriterThread } from './threads/sqlite-writer-thread.js'
+import { SqliteBulkStore } from './bulk/sqlite-bulk-store.js'
+import { SqliteImportJobStore } from './bulk/sqlite-import-job-store.js'
 
 /** Options of the {@link SqliteStorage} constructor. */
 export interface SqliteStorageOptions {
@@ -88,6 +90,8 @@ export class SqliteStorage implements Storage {
   /** Webhook endpoints and their deliveries (D34). */
   readonly webhooks: SqliteWebhookStore
   readonly matches: SqliteMatchStore
+  readonly bulk: SqliteBulkStore
+  readonly imports: SqliteImportJobStore
   /** The migrations `openSqliteStorage` applied when it opened the storage, in order. */
   readonly migrationsApplied: readonly string[]
   readonly #db: Database.Database
@@ -158,6 +162,8 @@ export class SqliteStorage implements Storage {
     this.events = new SqliteEventLog(db, assertOpen)
     this.webhooks = new SqliteWebhookStore(db, assertOpen)
     this.matches = new SqliteMatchStore(db, assertOpen)
+    this.bulk = new SqliteBulkStore(db, assertOpen)
+    this.imports = new SqliteImportJobStore(db, assertOpen)
   }
 
   /** Whether the writes run on a thread of the storage's own (`writer: 'thread'`), and it runs. */

@@ -1,5 +1,7 @@
 import type { AccessLogStore } from './access-log-store.js'
 import type { BeneficiaryStore } from './beneficiary-store.js'
+import type { BulkStore } from './bulk-store.js'
+import type { ImportJobStore } from './import-job-store.js'
 import type { ClientStore } from './client-store.js'
 import type { HistoryPurge } from './history-purge.js'
 import type { EventStore } from './event-store.js'
@@ -42,4 +44,8 @@ export interface Storage {
   readonly events?: EventStore
   /** Webhook endpoints and their deliveries (D34), when the storage keeps them. */
   readonly webhooks?: WebhookStore
+  /** Exports (D39): every record of one snapshot, a page at a time. Optional for a host's own storage. */
+  readonly bulk?: BulkStore
+  /** Import jobs (D39), kept so that they survive a restart. Optional for a host's own storage. */
+  readonly imports?: ImportJobStore
 }

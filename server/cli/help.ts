@@ -36,6 +36,8 @@ Commands:
   audit                   Write the access log as NDJSON: who read which records, when, why
   audit export ID         Everything held about one beneficiary, as one JSON document
   webhooks add|list|remove|test  Endpoints that receive every change, signed (docs/events.md)
+  import --file FILE      Create beneficiaries from a CSV or NDJSON file, every row reported
+  export                  Write every beneficiary of one snapshot as NDJSON or CSV
 
 Options:
   -h, --help              Show this help
@@ -66,6 +68,8 @@ ${DB}
   --rate-limit-standard N   Requests per minute per client (RATE_LIMIT_STANDARD, default 100)
   --rate-limit-write N      Creates, updates, deletes per minute per client (RATE_LIMIT_WRITE, default 10)
   --rate-limit-auth N       Logins and refreshes per minute per IP (RATE_LIMIT_AUTH, default 5)
+  --rate-limit-bulk N       Imports and exports per minute per client (RATE_LIMIT_BULK,
+                            default 2)
   --access-token-ttl S      Access-token lifetime in seconds (ACCESS_TOKEN_TTL_SECONDS, default 3600)
   --refresh-token-ttl S     Refresh-token lifetime in seconds (REFRESH_TOKEN_TTL_SECONDS, default 30 days)
   --jwt-secret SECRET       Token signing secret, 32+ bytes in base64 (JWT_SECRET); prefer the
@@ -89,6 +93,8 @@ ${DB}
                             the next request (LIST_TIMEOUT_MS, 1 to 10000, default 2000)
   --body-timeout S          Seconds a request body may take to arrive after its headers
                             before it is answered 408 (BODY_TIMEOUT_SECONDS, 1 to 7, default 5)
+  --import-max-mib N        The largest file POST /v3/imports takes, in MiB; it must arrive
+                            within --body-timeout (IMPORT_MAX_MIB, 1 to 1024, default 64)
   --redis-url URL           Keep the rate limits on Redis, shared by every instance:
                             redis://[:password@]host[:port][/db], or rediss:// for TLS
                             (REDIS_URL; prefer the environment for a password). Without it,

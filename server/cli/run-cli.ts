@@ -11,6 +11,8 @@ import { backupCommand, migrateCommand, seedCommand } from './maintenance-comman
 import { packageVersion } from './package-version.js'
 import { serveCommand } from './serve-command.js'
 import { webhooksCommand } from './webhooks-command.js'
+import { importCommand } from './import-command.js'
+import { exportCommand } from './export-command.js'
 
 type Command = (args: readonly string[], io: CliIo) => Promise<number>
 
@@ -23,6 +25,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   seed: seedCommand,
   audit: auditCommand,
   webhooks: webhooksCommand,
+  import: importCommand,
+  export: exportCommand,
 }
 
 /** The long options the tool takes before any command (`-h` and `-v` are their short forms). */

@@ -1,3 +1,4 @@
+import { ImportWorker } from '../bulk/import-worker.js'
 import { nodeSha256 } from '../node-sha256.js'
 import { createBeneficiaryService, systemClock } from '../../core/index.js'
 import { AccessLogRetention } from '../../core/access-log-retention.js'
@@ -37,6 +38,7 @@ const OPTIONS = {
   'rate-limit-standard': { type: 'string' },
   'rate-limit-write': { type: 'string' },
   'rate-limit-auth': { type: 'string' },
+  'rate-limit-bulk': { type: 'string' },
   'access-token-ttl': { type: 'string' },
   'refresh-token-ttl': { type: 'string' },
   'jwt-secret': { type: 'string' },
@@ -46,6 +48,7 @@ const OPTIONS = {
   'sqlite-writer': { type: 'string' },
   'pool-size': { type: 'string' },
   'body-timeout': { type: 'string' },
+  'import-max-mib': { type: 'string' },
   'redis-url': { type: 'string' },
   'redis-key-prefix': { type: 'string' },
   'redis-timeout': { type: 'string' },
@@ -222,6 +225,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       basePath: config.basePath,
       logger,
       requestTimeoutMs: config.bodyTimeoutMs,
+      importMaxBytes: config.importMaxBytes,
       ...(limits !== undefined && { readiness: [limits.readiness] }),
       ...(metrics !== undefined && {
         metrics: { collector: metrics, token: config.metricsToken },
@@ -240,6 +244,13 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     await new Promise<void>((resolve) => logger.flush(() => resolve()))
     throw listenFailure(error, config.host, config.port) ?? error
   }
+  // Import jobs (D39): this instance runs those it leases, one at a time.
+  const imports = new ImportWorker({
+    storage,
+    onJob: ({ id, state, counts }) =>
+      logger.info({ import_id: id, state, ...counts }, 'Import job'),
+  })
+  imports.start()
   logger.info(
     { url: server.url, transport: server.transport, db, metrics: config.metrics },
     `Listening on ${server.url}${config.basePath} (transport ${server.transport}: ${TRANSPORT_NAMES[server.transport]})`,
@@ -263,6 +274,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   await retention?.stop()
   await eventRetention?.stop()
   await deliveries?.stop()
+  await imports.stop()
   await limits?.close()
   await database.close()
   // Last, so that the spans of the requests that finished during the stop are sent too.

@@ -31,7 +31,12 @@ export interface ServeConfig {
   readonly trustProxy: readonly string[]
   readonly basePath: string
   readonly logLevel: string
-  readonly limits: { readonly auth: number; readonly write: number; readonly standard: number }
+  readonly limits: {
+    readonly auth: number
+    readonly write: number
+    readonly standard: number
+    readonly bulk: number
+  }
   readonly accessTokenTtlSeconds: number
   readonly refreshTokenTtlSeconds: number
   /** Keys from `JWT_SECRET` or `JWT_SECRET_FILE`; `undefined`: kept in the database (D3). */
@@ -48,6 +53,8 @@ export interface ServeConfig {
   readonly listTimeoutMs: number
   /** How long a request body may take to arrive after its headers before a 408. */
   readonly bodyTimeoutMs: number
+  /** The largest file `POST /imports` takes (D39). */
+  readonly importMaxBytes: number
   /** Redis for the rate limits (D30, D31); `undefined`: the limits stay in this process. */
   readonly redis: RedisTarget | undefined
   /**
@@ -141,6 +148,7 @@ export function readServeConfig(settings: Settings): ServeConfig {
       auth: settings.integer('rate-limit-auth', 'RATE_LIMIT_AUTH', 5, 1, MAX_INT),
       write: settings.integer('rate-limit-write', 'RATE_LIMIT_WRITE', 10, 1, MAX_INT),
       standard: settings.integer('rate-limit-standard', 'RATE_LIMIT_STANDARD', 100, 1, MAX_INT),
+      bulk: settings.integer('rate-limit-bulk', 'RATE_LIMIT_BULK', 2, 1, MAX_INT),
     },
     accessTokenTtlSeconds: settings.integer(
       'access-token-ttl',
@@ -166,6 +174,7 @@ export function readServeConfig(settings: Settings): ServeConfig {
     // At most 7 s: uWebSockets.js closes a stalled body after 8 s without an answer.
     bodyTimeoutMs: settings.integer('body-timeout', 'BODY_TIMEOUT_SECONDS', 5, 1, 7) * 1000,
     eventRetentionDays: settings.integer('event-retention', 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    importMaxBytes: settings.integer('import-max-mib', 'IMPORT_MAX_MIB', 64, 1, 1024) * 1024 * 1024,
     ...readMetrics(settings),
     docs: readDocs(settings),
     redis: readRedis(settings),

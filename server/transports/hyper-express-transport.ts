@@ -84,6 +84,7 @@ class HyperExpressTransport {
   #socket: UwsListenSocket | undefined
   #closed: Promise<void> | undefined
   readonly #cap: number
+  readonly #uploads: TransportOptions['uploads']
   readonly #timeoutMs: number
   readonly #inFlight = new InFlight<Exchange>()
   readonly #answers = new AnswerBatch()
@@ -111,6 +112,7 @@ class HyperExpressTransport {
     this.#handler = handler
     this.#hyperExpress = hyperExpress
     this.#cap = options.maxBodyBytes ?? MAX_BODY_BYTES
+    this.#uploads = options.uploads
     this.#timeoutMs = options.requestTimeoutMs ?? TRANSPORT_DEFAULTS.requestTimeoutMs
     if (!(this.#timeoutMs > 0 && this.#timeoutMs <= MAX_UWS_BODY_TIMEOUT_MS)) {
       throw new TypeError(
@@ -162,7 +164,7 @@ class HyperExpressTransport {
     } else if (length === undefined ? coding === undefined : length === '0') {
       if (write) this.#hold(exchange, undefined)
       else this.#queue.add(exchange)
-    } else if (Number(length) > this.#cap) {
+    } else if (Number(length) > this.#capOf(exchange)) {
       // The body is read and dropped (within a bound), then the answer closes the connection.
       const rest = new RefusedBody(
         () => void this.#dispatch(exchange, undefined, 'too_large', true),
@@ -172,6 +174,14 @@ class HyperExpressTransport {
     } else {
       void this.#read(exchange, coding === undefined ? Number(length) : undefined, write)
     }
+  }
+
+  /** The body cap of a request: the uploads' for a POST to their path, else the server's. */
+  #capOf(exchange: Exchange): number {
+    const uploads = this.#uploads
+    const req = exchange.req
+    if (uploads === undefined || req.method !== 'POST') return this.#cap
+    return req.path === uploads.path ? uploads.maxBytes : this.#cap
   }
 
   async #read(exchange: Exchange, length: number | undefined, write: boolean): Promise<void> {
@@ -246,7 +256,7 @@ class HyperExpressTransport {
     length: number | undefined,
     write: boolean,
   ): Promise<Uint8Array | typeof TOO_LARGE | typeof TIMED_OUT> {
-    const cap = this.#cap
+    const cap = this.#capOf(exchange)
     const res = exchange.res
     return new Promise((resolve) => {
       let size = 0
@@ -302,11 +312,79 @@ class HyperExpressTransport {
     // After an early answer the unread rest of the body must not be taken for a next request.
     const head = req.method === 'HEAD'
     const close = early || this.#closing
+    if (response.stream !== undefined && !head) {
+      const stream = response.stream
+      this.#answers.add(() => {
+        if (res.completed) this.#settle(exchange)
+        else void this.#stream(exchange, response, stream, close)
+      })
+      return
+    }
     this.#answers.add(() => {
       // A client that went away meanwhile is marked completed by hyper-express.
       if (!res.completed) this.#write(exchange, response, head, close)
       this.#settle(exchange)
     })
+  }
+
+  /**
+   * Writes a streamed body (an export): the status and headers, then each chunk in a corked
+   * write of its own, the next only once uWS has sent what it buffered (`onWritable`), so that a
+   * slow client holds the stream back instead of filling memory. A client that goes away ends
+   * the stream (its `return()`); a stream that fails midway cuts the connection. The exchange is
+   * settled, for a graceful stop, when the stream ends.
+   */
+  async #stream(
+    exchange: Exchange,
+    response: ApiResponse,
+    stream: AsyncIterable<Uint8Array>,
+    close: boolean,
+  ): Promise<void> {
+    const res = exchange.res
+    const raw = res.raw
+    // From here on the answer is this method's: hyper-express must not write, and the abort
+    // handler is ours.
+    res.completed = true
+    let aborted = false
+    let wake: (() => void) | undefined
+    raw.onAborted(() => {
+      aborted = true
+      if (wake !== undefined) setImmediate(wake)
+    })
+    raw.cork(() => {
+      if (exchange.held && !close) raw.resume()
+      raw.writeStatus(statusLine(response.status))
+      for (const name in response.headers) raw.writeHeader(name, response.headers[name]!)
+    })
+    try {
+      for await (const chunk of stream) {
+        if (aborted) break
+        let sent = true
+        raw.cork(() => (sent = raw.write(chunk)))
+        if (!sent && !aborted) {
+          await new Promise<void>((resolve) => {
+            wake = resolve
+            raw.onWritable(() => {
+              // A macrotask: a promise settled in this uWS callback would wait for the next
+              // JavaScript callback to run its reactions.
+              setImmediate(resolve)
+              return true
+            })
+          })
+          wake = undefined
+        } else {
+          // A chunk is made synchronously (a page read and serialised): between two, the
+          // event loop reads and serves the other requests, which a fast reader would starve.
+          await new Promise((resolve) => setImmediate(resolve))
+        }
+        if (aborted) break
+      }
+      if (!aborted) raw.cork(() => raw.end(NO_BYTES, close))
+    } catch {
+      if (!aborted) raw.close()
+    } finally {
+      this.#settle(exchange)
+    }
   }
 
   #settle(exchange: Exchange): void {
@@ -359,6 +437,8 @@ class HyperExpressTransport {
     closeConnections(this.#server)
   }
 }
+
+const NO_BYTES = new Uint8Array(0)
 
 function ignoreChunk(): void {}
 

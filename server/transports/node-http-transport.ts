@@ -61,6 +61,7 @@ interface Queued {
 class NodeHttpTransport {
   readonly #handler: ApiHandler
   readonly #cap: number
+  readonly #uploads: TransportOptions['uploads']
   readonly #bodyTimeoutMs: number
   readonly #server: ReturnType<typeof createHttpServer>
   #inFlight = 0
@@ -83,6 +84,7 @@ class NodeHttpTransport {
   ) {
     this.#handler = handler
     this.#cap = options.maxBodyBytes ?? MAX_BODY_BYTES
+    this.#uploads = options.uploads
     this.#bodyTimeoutMs = options.requestTimeoutMs ?? TRANSPORT_DEFAULTS.requestTimeoutMs
     const headersTimeout = options.headersTimeoutMs ?? TRANSPORT_DEFAULTS.headersTimeoutMs
     const serverOptions = {
@@ -115,7 +117,7 @@ class NodeHttpTransport {
     })
     this.#server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
       // Refusing an oversized body before the client sends it, rather than after.
-      if (!(Number(req.headers['content-length']) > this.#cap)) res.writeContinue()
+      if (!(Number(req.headers['content-length']) > this.#capOf(req))) res.writeContinue()
       this.#accept(req, res)
     })
   }
@@ -149,7 +151,7 @@ class NodeHttpTransport {
       this.#dropRest(req, () => this.#answers.add(() => this.#write(res, refused, true)))
     } else if (length === undefined ? headers['transfer-encoding'] === undefined : length === '0') {
       this.#queue.add({ req, res, body: undefined, receivedAt })
-    } else if (Number(length) > this.#cap) {
+    } else if (Number(length) > this.#capOf(req)) {
       const refuse = (): void => void this.#dispatch(req, res, undefined, 'too_large', receivedAt)
       // A client that asked to be told before it sends (100-continue) is told at once.
       if (headers.expect?.toLowerCase() === '100-continue') refuse()
@@ -159,7 +161,17 @@ class NodeHttpTransport {
     }
   }
 
+  /** The body cap of `req`: the uploads' for a POST to their path, else the server's. */
+  #capOf(req: IncomingMessage): number {
+    const uploads = this.#uploads
+    if (uploads === undefined || req.method !== 'POST') return this.#cap
+    const url = req.url ?? ''
+    const mark = url.indexOf('?')
+    return (mark === -1 ? url : url.slice(0, mark)) === uploads.path ? uploads.maxBytes : this.#cap
+  }
+
   #collect(req: IncomingMessage, res: ServerResponse, receivedAt: number): void {
+    const cap = this.#capOf(req)
     const chunks: Buffer[] = []
     let size = 0
     let refused = false
@@ -171,7 +183,7 @@ class NodeHttpTransport {
     req.on('data', (chunk: Buffer) => {
       if (refused) return
       size += chunk.length
-      if (size > this.#cap) {
+      if (size > cap) {
         refused = true
         clearTimeout(timer)
         chunks.length = 0
@@ -235,6 +247,12 @@ class NodeHttpTransport {
     if (res.destroyed || res.headersSent) return
     // A refused body may still be arriving: close rather than wait for its end (RFC 9110, 15.5.14).
     if (this.#closing || refusedBody) res.shouldKeepAlive = false
+    if (response.stream !== undefined) {
+      res.writeHead(response.status, response.headers)
+      if (res.req.method === 'HEAD') res.end()
+      else void writeStream(res, response.stream)
+      return
+    }
     if (response.body !== undefined)
       res.setHeader('content-length', Buffer.byteLength(response.body))
     res.writeHead(response.status, response.headers)
@@ -361,4 +379,36 @@ function requestLine(
   const start = packet.lastIndexOf(10, Math.max(0, (error.bytesParsed ?? 0) - 1)) + 1
   const match = REQUEST_LINE.exec(packet.toString('latin1', start, start + 8192))
   return match === null ? undefined : { method: match[1]!, target: match[2]! }
+}
+
+/**
+ * Writes a streamed body chunk by chunk, the next only once the socket took the last (`drain`),
+ * so that a slow client holds the stream back instead of filling memory. A client that goes
+ * away ends the stream (its `return()`, which releases what it holds); a stream that fails
+ * midway, its status long sent, cuts the connection, which the client reads as a broken answer.
+ */
+async function writeStream(res: ServerResponse, stream: AsyncIterable<Uint8Array>): Promise<void> {
+  try {
+    for await (const chunk of stream) {
+      if (res.destroyed) break
+      if (!res.write(chunk)) {
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            res.off('drain', done)
+            res.off('close', done)
+            resolve()
+          }
+          res.on('drain', done)
+          res.on('close', done)
+        })
+      } else {
+        // Between two chunks (each made synchronously), the other requests are served.
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      if (res.destroyed) break
+    }
+    if (!res.destroyed) res.end()
+  } catch {
+    res.destroy()
+  }
 }

@@ -61,6 +61,11 @@ export interface TransportOptions {
   /** Body cap in bytes. Default `MAX_BODY_BYTES`. */
   readonly maxBodyBytes?: number | undefined
   /**
+   * A path whose POST bodies have a cap of their own: the files of import jobs (D39), larger
+   * than any JSON body. Default: none.
+   */
+  readonly uploads?: { readonly path: string; readonly maxBytes: number } | undefined
+  /**
    * Time for a request's body to arrive once its headers have, against slow clients: then 408
    * `request_timeout` and the connection closed, on both transports. Default 5 s; at most
    * `MAX_UWS_BODY_TIMEOUT_MS` over uws.

@@ -115,6 +115,7 @@ describe('PostgreSQL storage', { skip }, () => {
         DROP FUNCTION "${name}".match_phone(text) CASCADE;
         DROP INDEX "${name}".beneficiaries_match_email, "${name}".beneficiaries_match_birth,
           "${name}".beneficiaries_match_name;
+        DROP TABLE "${name}".import_job_outcomes, "${name}".import_jobs;
         DELETE FROM "${name}".kysely_migration WHERE name >= '0002_name_keys_folded';`)
 
       const storage = await openPostgresStorage({ pool, schema: name })
@@ -125,6 +126,7 @@ describe('PostgreSQL storage', { skip }, () => {
           '0004_events',
           '0005_access_log',
           '0006_match_keys',
+          '0007_bulk_jobs',
           '0008_webhooks',
         ])
         const ids = async (query: Parameters<typeof listQuery>[0]) =>
@@ -161,6 +163,7 @@ describe('PostgreSQL storage', { skip }, () => {
             '0004_events',
             '0005_access_log',
             '0006_match_keys',
+            '0007_bulk_jobs',
             '0008_webhooks',
           ],
         )
@@ -185,6 +188,7 @@ describe('PostgreSQL storage', { skip }, () => {
           { name: '0004_events' },
           { name: '0005_access_log' },
           { name: '0006_match_keys' },
+          { name: '0007_bulk_jobs' },
           { name: '0008_webhooks' },
         ])
       } finally {

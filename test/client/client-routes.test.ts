@@ -19,6 +19,8 @@ import { buildOpenApiDocument } from '../../server/openapi.js'
 import type { SCHEMAS } from '../../server/openapi-components.js'
 import { ROUTES } from '../../server/routes.js'
 import { EventsQueryParams } from '../../core/events.js'
+import { ExportQueryParams } from '../../server/bulk/export-route.js'
+import { ImportQueryParams } from '../../server/bulk/import-routes.js'
 
 // The client's route table and types are its own copy of the server's facts (importing the
 // server would load it into every host that wants a client). This file holds the copy to the
@@ -36,7 +38,14 @@ type Mutable<T> = T extends readonly (infer Item)[]
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 
 /** The document's schemas that the server writes itself, as JSON, not taken from the core. */
-type ServerMade = 'ProbeStatus' | 'ReadyStatus' | 'OpenApiDocument' | 'MetricsText'
+type ServerMade =
+  | 'ProbeStatus'
+  | 'ReadyStatus'
+  | 'OpenApiDocument'
+  | 'MetricsText'
+  | 'ImportFile'
+  | 'ImportJob'
+  | 'ImportJobReport'
 type Schemas = Omit<typeof SCHEMAS, ServerMade>
 /** Schemas the document shares as parts of others: the client names the wholes. */
 type Parts =
@@ -99,6 +108,8 @@ const queries: Same<
     ListQueryParams: keyof Static<typeof ListQueryParams>
     HistoryQueryParams: 'page' | 'per_page'
     EventsQueryParams: 'after' | 'limit' | 'wait'
+    ExportQueryParams: keyof Static<typeof ExportQueryParams>
+    ImportQueryParams: keyof Static<typeof ImportQueryParams>
   }
 > = true
 const derived: Same<ResponseOf<'get'>, BeneficiaryDetail> = true
@@ -107,6 +118,8 @@ const QUERY_SCHEMAS: Readonly<Record<keyof Queries, TObject>> = {
   ListQueryParams,
   HistoryQueryParams,
   EventsQueryParams,
+  ExportQueryParams,
+  ImportQueryParams,
 }
 
 function clientRoute(operation: string): ClientRoute {
@@ -179,7 +192,7 @@ describe('the client against the server it calls (drift)', () => {
         const operation = value as {
           operationId: string
           parameters: { name: string; in: string }[]
-          requestBody?: { content: { 'application/json': { schema: { $ref?: string } } } }
+          requestBody?: { content: Record<string, { schema: { $ref?: string } }> }
           responses: Record<string, { content?: Record<string, { schema: { $ref: string } }> }>
         }
         const mine = clientRoute(operation.operationId)
@@ -188,9 +201,11 @@ describe('the client against the server it calls (drift)', () => {
         assert.equal(path, (mine.versioned ? '/v3' : '') + mine.path, operation.operationId)
         const success = operation.responses[String(mine.status)]
         assert.ok(success !== undefined, `${operation.operationId} answers ${mine.status}`)
-        const response = success.content?.['application/json']?.schema.$ref
+        // JSON, or a stream of items of the schema (an export's NDJSON).
+        const response = Object.values(success.content ?? {})[0]?.schema.$ref
         assert.equal(response, mine.response && `#/components/schemas/${mine.response}`)
-        const body = operation.requestBody?.content['application/json'].schema.$ref
+        // JSON, or a file sent as it is (an import's CSV or NDJSON).
+        const body = Object.values(operation.requestBody?.content ?? {})[0]?.schema.$ref
         assert.equal(body, mine.body && `#/components/schemas/${mine.body}`)
         const named = (where: string) =>
           operation.parameters.filter((p) => p.in === where).map((p) => p.name)

@@ -12,6 +12,7 @@ import { searchSecureDelete } from './sqlite-0009-search-secure-delete.js'
 import { events } from './sqlite-0010-events.js'
 import { accessLog } from './sqlite-0011-access-log.js'
 import { matchKeys } from './sqlite-0012-match-keys.js'
+import { bulkJobs } from './sqlite-0013-bulk-jobs.js'
 import { webhooks } from './sqlite-0014-webhooks.js'
 
 const MIGRATION_TABLE = 'kysely_migration'
@@ -33,6 +34,7 @@ export const SQLITE_MIGRATIONS: Readonly<Record<string, Migration>> = Object.fre
   '0010_events': events,
   '0011_access_log': accessLog,
   '0012_match_keys': matchKeys,
+  '0013_bulk_jobs': bulkJobs,
   '0014_webhooks': webhooks,
 })
 

@@ -156,6 +156,8 @@ describe('SQLite query plans', () => {
         DROP TABLE beneficiary_event_purge`)
       old.prepare("DELETE FROM kysely_migration WHERE name = '0012_match_keys'").run()
       old.exec('DROP TABLE beneficiary_match_names; DROP TABLE beneficiary_match_keys')
+      old.prepare("DELETE FROM kysely_migration WHERE name = '0013_bulk_jobs'").run()
+      old.exec('DROP TABLE import_job_outcomes; DROP TABLE import_jobs')
       old.prepare("DELETE FROM kysely_migration WHERE name = '0009_search_secure_delete'").run()
       old.prepare("DELETE FROM kysely_migration WHERE name = '0007_name_keys_folded'").run()
       old.prepare("DELETE FROM kysely_migration WHERE name = '0008_write_log_dropped'").run()
@@ -190,6 +192,7 @@ describe('SQLite query plans', () => {
           '0010_events',
           '0011_access_log',
           '0012_match_keys',
+          '0013_bulk_jobs',
           '0014_webhooks',
         ])
         const columns = upgraded.database

@@ -82,7 +82,7 @@ describe('mistakes on the command line', () => {
       ],
       [
         ['serve', '--rate-limit', '5'],
-        'beneficiaries serve: unknown option --rate-limit. Did you mean --rate-limit-standard, --rate-limit-write or --rate-limit-auth?',
+        'beneficiaries serve: unknown option --rate-limit. Did you mean --rate-limit-standard, --rate-limit-write, --rate-limit-auth or --rate-limit-bulk?',
       ],
       // Nothing near: no guess. An option of another command is not offered either.
       [['serve', '--colour'], 'beneficiaries serve: unknown option --colour.'],
