@@ -16,6 +16,7 @@ import { send, type Answer } from '../server/server-fixtures.js'
 import { postgresSkipReason, useTestSchema, type TestSchema } from '../support/postgres.js'
 import { characters, isNameByD8, normalText } from './beneficiary-arbitraries.js'
 import {
+  ACCESS_LOG_TABLES,
   accessToken,
   assertErrorBody,
   namedFields,
@@ -459,7 +460,10 @@ describe('search with SQL, FTS5 and LIKE metacharacters (D16–D18)', () => {
     })
   }
 
-  /** A digest of every row of the PostgreSQL schema, to show that no search wrote anything. */
+  /**
+   * A digest of every row of the PostgreSQL schema (the access log, which reads write, left
+   * out), to show that no search wrote anything.
+   */
   async function postgresDigest(): Promise<string | undefined> {
     if (database === undefined) return undefined
     const tables = await database
@@ -467,6 +471,7 @@ describe('search with SQL, FTS5 and LIKE metacharacters (D16–D18)', () => {
       .query('SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY 1', [database.schema])
     const parts: string[] = []
     for (const { tablename } of tables.rows as { tablename: string }[]) {
+      if (ACCESS_LOG_TABLES.has(tablename)) continue
       const digest = await database.pool().query(
         `SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS digest
          FROM "${database.schema}"."${tablename}" t`,
