@@ -18,7 +18,7 @@ const FIRST_BACKOFF_MS = 5_000
 const MAX_BACKOFF_MS = 3600_000
 /** How long an instance keeps an endpoint after it took it, unless it renews. */
 const LEASE_MS = 60_000
-/** Events read from the feed per round and endpoint. */
+/** Events read from the feed at a time, per endpoint. */
 const BATCH = 50
 
 /** What a delivery attempt came to, for metrics. */
@@ -85,20 +85,39 @@ export class WebhookDeliverer {
     }
   }
 
+  /**
+   * Delivers the endpoint's events from its cursor, a page at a time, until the feed has no more
+   * or a delivery fails or the lease runs short: an endpoint that fell behind catches up at the
+   * pace its receiver answers, not a page a round.
+   */
   async #deliver(endpoint: WebhookEndpoint): Promise<void> {
-    const { events, webhooks, clock } = this.#options
+    const leaseEnds = this.#options.clock.now() + LEASE_MS / 2
     let state = endpoint.state
+    for (;;) {
+      const next = await this.#deliverPage(endpoint, state, leaseEnds)
+      if (next === undefined) return
+      state = next
+    }
+  }
+
+  /** One page of the feed: the state to go on from, or `undefined` when there is nothing more now. */
+  async #deliverPage(
+    endpoint: WebhookEndpoint,
+    from: WebhookState,
+    leaseEnds: number,
+  ): Promise<WebhookState | undefined> {
+    const { events, webhooks, clock } = this.#options
+    let state = from
     const page = await events.read(state.cursor, BATCH)
     if (typeof page !== 'object') {
       // The cursor fell out of the retention: go on from the end, and say so in the state.
       state = { ...state, cursor: await events.end(), lastError: `cursor ${page}` }
       await webhooks.save(endpoint.id, this.#owner, state)
-      return
+      return undefined
     }
-    const leaseEnds = clock.now() + LEASE_MS / 2
     for (const stored of page.events) {
       // Within the lease, with room for one more attempt: the next round takes it up again.
-      if (clock.now() > leaseEnds) return
+      if (clock.now() > leaseEnds) return undefined
       const event = changeEventOf(stored)
       if (endpoint.types.includes(event.type)) {
         const failure = await this.#post(endpoint, event.id, JSON.stringify(event))
@@ -106,7 +125,7 @@ export class WebhookDeliverer {
         if (failure !== undefined) {
           state = this.#failed(endpoint, state, failure, now)
           await webhooks.save(endpoint.id, this.#owner, state)
-          return
+          return undefined
         }
         this.#options.onAttempt?.('delivered')
         state = {
@@ -119,11 +138,12 @@ export class WebhookDeliverer {
       }
       state = { ...state, cursor: stored.position }
       // Saved after each delivery: a crash resends at most the one in flight.
-      if (!(await webhooks.save(endpoint.id, this.#owner, state))) return
+      if (!(await webhooks.save(endpoint.id, this.#owner, state))) return undefined
     }
     if (page.events.length === 0 && page.next !== state.cursor) {
       await webhooks.save(endpoint.id, this.#owner, { ...state, cursor: page.next })
     }
+    return page.events.length < BATCH ? undefined : state
   }
 
   #failed(

@@ -210,3 +210,59 @@ describe('webhooks (D34) against a real receiver', () => {
     assert.equal(receiver.attempts, attempts)
   })
 })
+
+describe('webhooks (D34) behind on a backlog', () => {
+  it('catches up several pages of events in one round, in order', async () => {
+    const clock = new FakeClock(Date.now())
+    const storage = new MemoryStorage()
+    const limits = { auth: 1e9, write: 1e9, standard: 1e9 }
+    const service = await createBeneficiaryService({ storage, clock, limits })
+    const client = await service.clients.create({ name: 'w', scopes: ['read', 'write'] })
+    const login = await service.login(
+      {},
+      { client_id: client.client_id, client_secret: client.client_secret },
+    )
+    const token = login.value.access_token
+    const receiver = new Receiver()
+    const secret = newWebhookSecret()
+    try {
+      await storage.webhooks.add({
+        id: 'wh_backlog',
+        url: await receiver.start(secret),
+        secret,
+        types: ['beneficiary.created'],
+        createdAt: clock.now(),
+        state: {
+          cursor: await storage.events.end(),
+          attempts: 0,
+          nextAttemptAt: 0,
+          failingSince: null,
+          disabledAt: null,
+          lastError: null,
+          delivered: 0,
+          failed: 0,
+        },
+      })
+      const ids: number[] = []
+      for (let n = 0; n < 120; n++) {
+        const created = await service.create(
+          { token },
+          { first_name: 'Ada', last_name: `B${n}`, email: `b${n}@example.org` },
+        )
+        ids.push(created.value.id)
+      }
+      await new WebhookDeliverer({
+        webhooks: storage.webhooks,
+        events: storage.events,
+        clock,
+      }).round()
+      assert.deepEqual(receiver.rejected, [])
+      assert.deepEqual(
+        receiver.verified.map(({ event }) => event['beneficiary_id']),
+        ids,
+      )
+    } finally {
+      await receiver.stop()
+    }
+  })
+})
