@@ -22,6 +22,7 @@ import type { SqliteDataVersion } from '../sqlite-data-version.js'
 import { SqliteHistory } from './sqlite-history.js'
 import { SqliteErasure } from './sqlite-erasure.js'
 import { SqliteIdempotencyClaims } from './sqlite-idempotency-claims.js'
+import { SqliteStatistics } from './sqlite-statistics.js'
 import { SqliteMatchKeyWrites } from '../sqlite-match-keys.js'
 import { queryBuilder, slot, SqliteQuery } from '../sqlite-query.js'
 import {
@@ -93,6 +94,8 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   readonly #claims: SqliteIdempotencyClaims
   readonly #erasure: SqliteErasure
   readonly #matchKeys: SqliteMatchKeyWrites
+  /** Records created by the writes of the current group, counted from deferred statements. */
+  #created = 0
   readonly #create: BetterSqlite3.Transaction<
     (
       record: NewBeneficiary,
@@ -132,6 +135,14 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     // once per group.
     const counters = this.#counters
     group.finishEach({ finish: () => counters.flush(), discard: () => counters.discard() })
+    const statistics = new SqliteStatistics(db)
+    group.finishEach({
+      finish: () => {
+        statistics.grew(this.#created)
+        this.#created = 0
+      },
+      discard: () => (this.#created = 0),
+    })
     const byId = queryBuilder.selectFrom('beneficiaries').where('id', '=', slot('id'))
     this.#selectRecord = new SqliteQuery(db, byId.select(RECORD_COLUMNS))
     this.#selectCurrent = new SqliteQuery(db, byId.select(CURRENT_COLUMNS))
@@ -287,7 +298,10 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
       this.#insertWords.run({ id, words: keys.words, status: record.status }),
     )
     const counted = { ...record, ...keys, id }
-    this.#writes.defer(() => this.#counters.add(counted))
+    this.#writes.defer(() => {
+      this.#counters.add(counted)
+      this.#created++
+    })
     this.#history.append(id, entry)
     if (claim !== undefined) this.#claims.add(claim, id, record.created_at)
     return { kind: 'created', record: toRecordFrom(record, id) }
