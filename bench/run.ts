@@ -15,6 +15,9 @@
  * times, and the one with the least steal kept. Both choices look at the run, never at which
  * target wins, and every target gets the same.
  *
+ * `--only bulk` times instead the CLI's `seed` and `import` of the same records on each storage,
+ * with the exports between them (`bench/bulk.ts`).
+ *
  * `--only shapes` measures instead each list shape class (`bench/list-shapes.ts`): requests
  * drawn from the seeded data's own names and dates by a generator seeded with `--seed`, written
  * to a file that wrk cycles through; `--only mixed` the reads of every kind with and without
@@ -31,6 +34,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { prepareData, type BenchData } from './bench-data.js'
+import { runBulkBench } from './bulk.js'
 import { readDataProfile, type DataProfile } from './data-profile.js'
 import { ListShapes } from './list-shapes.js'
 import { measure, warmUp, type NamedLoad } from './measure.js'
@@ -85,7 +89,9 @@ const USAGE = `Usage: npm run bench -- [options]
   --only LIST        scenarios or groups: get,list,search,filter,deep,create,update,
                      shapes (every list shape class, or one: search-filtered, …),
                      mixed (reads-only, mixed, writes-only: reads with and without
-                     writes, then the writes without reads)
+                     writes, then the writes without reads),
+                     bulk (alone: seed, export and import of --rows records on SQLite
+                     and PostgreSQL, their times and peak RSS)
   --rounds N         whole sequences, each target and scenario keeping its median (3)
   --duration S       seconds measured per scenario (5); --warmup S before it (2; the mixed group 15)
   --connections N    wrk connections (50); --rows N seeded beneficiaries (1,000,000)
@@ -123,7 +129,8 @@ const maxStealPercent = wholeNumber('--max-steal', values['max-steal'], 0, 100)
 const retries = wholeNumber('--retries', values.retries, 0, 5)
 const seed = wholeNumber('--seed', values.seed, 0, 2 ** 31 - 1)
 const pathsPerSet = wholeNumber('--paths', values.paths, 100, 1_000_000)
-const scenarios = selectScenarios(values.only)
+const bulk = values.only === 'bulk'
+const scenarios = bulk ? [] : selectScenarios(values.only)
 const targets = pick('--targets', values.targets, TARGETS) as TargetName[]
 
 const group = new ProcessGroup()
@@ -150,6 +157,17 @@ try {
 }
 
 async function main(): Promise<void> {
+  if (bulk) {
+    await runBulkBench({
+      group,
+      distRoot,
+      benchDir,
+      rows,
+      sqlite: !targets.every(onPostgres),
+      postgres: targets.some(onPostgres),
+    })
+    return
+  }
   ensureWrk()
   const where = { dataDir, distRoot, repoRoot }
   // A run on PostgreSQL alone seeds no SQLite database: at national scale that would be most of it.
