@@ -28,6 +28,7 @@ import {
   type HyperExpressModule,
   type UwsListenSocket,
 } from './uws-listen.js'
+import { writeStream } from './write-stream.js'
 
 type RawResponse = Response['raw']
 
@@ -328,11 +329,9 @@ class HyperExpressTransport {
   }
 
   /**
-   * Writes a streamed body (an export): the status and headers, then each chunk in a corked
-   * write of its own, the next only once uWS has sent what it buffered (`onWritable`), so that a
-   * slow client holds the stream back instead of filling memory. A client that goes away ends
-   * the stream (its `return()`); a stream that fails midway cuts the connection. The exchange is
-   * settled, for a graceful stop, when the stream ends.
+   * Writes a streamed body (an export): the status and headers, then the chunks (`writeStream`),
+   * each in a corked write of its own, the next only once uWS has sent what it buffered
+   * (`onWritable`). The exchange is settled, for a graceful stop, when the stream ends.
    */
   async #stream(
     exchange: Exchange,
@@ -357,11 +356,14 @@ class HyperExpressTransport {
       for (const name in response.headers) raw.writeHeader(name, response.headers[name]!)
     })
     try {
-      for await (const chunk of stream) {
-        if (aborted) break
-        let sent = true
-        raw.cork(() => (sent = raw.write(chunk)))
-        if (!sent && !aborted) {
+      await writeStream(stream, {
+        gone: () => aborted,
+        write: (chunk) => {
+          let sent = true
+          raw.cork(() => (sent = raw.write(chunk)))
+          return sent
+        },
+        writable: async () => {
           await new Promise<void>((resolve) => {
             wake = resolve
             raw.onWritable(() => {
@@ -372,16 +374,10 @@ class HyperExpressTransport {
             })
           })
           wake = undefined
-        } else {
-          // A chunk is made synchronously (a page read and serialised): between two, the
-          // event loop reads and serves the other requests, which a fast reader would starve.
-          await new Promise((resolve) => setImmediate(resolve))
-        }
-        if (aborted) break
-      }
-      if (!aborted) raw.cork(() => raw.end(NO_BYTES, close))
-    } catch {
-      if (!aborted) raw.close()
+        },
+        end: () => raw.cork(() => raw.end(NO_BYTES, close)),
+        cut: () => raw.close(),
+      })
     } finally {
       this.#settle(exchange)
     }

@@ -25,6 +25,7 @@ import {
   type Transport,
   type TransportOptions,
 } from './transport.js'
+import { writeStream, type StreamTarget } from './write-stream.js'
 
 /**
  * The node:http transport (node:https with TLS files): no native dependency, for platforms where
@@ -250,7 +251,7 @@ class NodeHttpTransport {
     if (response.stream !== undefined) {
       res.writeHead(response.status, response.headers)
       if (res.req.method === 'HEAD') res.end()
-      else void writeStream(res, response.stream)
+      else void writeStream(response.stream, targetOf(res))
       return
     }
     if (response.body !== undefined)
@@ -381,34 +382,22 @@ function requestLine(
   return match === null ? undefined : { method: match[1]!, target: match[2]! }
 }
 
-/**
- * Writes a streamed body chunk by chunk, the next only once the socket took the last (`drain`),
- * so that a slow client holds the stream back instead of filling memory. A client that goes
- * away ends the stream (its `return()`, which releases what it holds); a stream that fails
- * midway, its status long sent, cuts the connection, which the client reads as a broken answer.
- */
-async function writeStream(res: ServerResponse, stream: AsyncIterable<Uint8Array>): Promise<void> {
-  try {
-    for await (const chunk of stream) {
-      if (res.destroyed) break
-      if (!res.write(chunk)) {
-        await new Promise<void>((resolve) => {
-          const done = (): void => {
-            res.off('drain', done)
-            res.off('close', done)
-            resolve()
-          }
-          res.on('drain', done)
-          res.on('close', done)
-        })
-      } else {
-        // Between two chunks (each made synchronously), the other requests are served.
-        await new Promise((resolve) => setImmediate(resolve))
-      }
-      if (res.destroyed) break
-    }
-    if (!res.destroyed) res.end()
-  } catch {
-    res.destroy()
+/** A node:http response as `writeStream` writes to it: `drain` tells it may take more. */
+function targetOf(res: ServerResponse): StreamTarget {
+  return {
+    gone: () => res.destroyed,
+    write: (chunk) => res.write(chunk),
+    writable: () =>
+      new Promise<void>((resolve) => {
+        const done = (): void => {
+          res.off('drain', done)
+          res.off('close', done)
+          resolve()
+        }
+        res.on('drain', done)
+        res.on('close', done)
+      }),
+    end: () => res.end(),
+    cut: () => res.destroy(),
   }
 }
