@@ -1,7 +1,7 @@
 import type { Admission } from './admission.js'
 import type { BeneficiaryDetail } from './beneficiary.js'
 import type { RequestContext, Result } from './beneficiary-service.js'
-import { parseId } from './beneficiary-operations.js'
+import { parseId } from './beneficiary-id.js'
 import { purposeOf, type AccessRecorder } from './access-recorder.js'
 import { NotFoundError, StorageUnavailableError } from './errors.js'
 import { pageOf } from './pagination.js'

@@ -17,6 +17,7 @@ import {
   decideUpdate,
   type Decision,
 } from './beneficiary-changes.js'
+import { idOf, parseId } from './beneficiary-id.js'
 import type { RequestBody, RequestContext, Result } from './beneficiary-service.js'
 import { canonicalJson } from './canonical-json.js'
 import { randomToken, type Sha256 } from './crypto.js'
@@ -25,21 +26,20 @@ import {
   NotFoundError,
   PreconditionFailedError,
   ValidationError,
-  type RateLimitStatus,
 } from './errors.js'
 import { etagOf, historyEtagOf, ifMatchAdmits } from './etag.js'
 import { JsonBytes, SerializedJson } from './json-bytes.js'
+import { listQueryOf } from './list-query.js'
 import { pageOf } from './pagination.js'
 import type { AccessOperation } from './ports/access-log-store.js'
 import type { Clock } from './ports/clock.js'
-import type { BeneficiaryStore, ListQuery } from './ports/beneficiary-store.js'
+import type { BeneficiaryStore } from './ports/beneficiary-store.js'
 import { createdOf, detailOf, historyItemOf, listItemOf, writeListItems } from './representation.js'
 import { bodyOf } from './request-body.js'
-import { searchTerms } from './search-terms.js'
 import type { HistoryItem, Paged } from './shapes.js'
-import { DAY_MS, isoTime } from './time.js'
+import { isoTime } from './time.js'
 import { utf8Encoder } from './utf8.js'
-import type { HistoryQueryInput, ListParams, ListQueryInput } from './validation/index.js'
+import type { HistoryQueryInput, ListQueryInput } from './validation/index.js'
 import {
   parseCreateInput,
   parseHistoryQuery,
@@ -60,7 +60,6 @@ const MAX_UPDATE_ATTEMPTS = 8
 /** The version of a record as `create` stores it. */
 const CREATED_VERSION = 1
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
-const ID = /^[1-9][0-9]{0,15}$/
 /** `{"data":`, the start of a list's JSON. */
 const DATA_KEY = utf8Encoder.encode('{"data":')
 
@@ -149,12 +148,9 @@ export class BeneficiaryOperations {
   }
 
   get(ctx: RequestContext, id: string | number): Promise<Result<BeneficiaryDetail>> {
-    return this.#admitWithRecord('get', ctx, id, async ({ claims, rateLimit }, read) => {
+    return this.#admitWithRecord('get', ctx, id, async (admitted, read) => {
       const purpose = purposeOf(ctx.purpose)
-      const record = await read()
-      const wait = this.#accessed(ctx, claims, 'get', record.id, purpose)
-      if (wait !== undefined) await wait
-      return detailResult(record, claims, rateLimit)
+      return this.#detailRecorded(ctx, admitted, 'get', purpose, await read())
     })
   }
 
@@ -211,15 +207,13 @@ export class BeneficiaryOperations {
     id: string | number,
     body: RequestBody,
   ): Promise<Result<BeneficiaryDetail>> {
-    return this.#admitWithRecord('update', ctx, id, async ({ claims, rateLimit }, read) => {
+    return this.#admitWithRecord('update', ctx, id, async (admitted, read) => {
       const patch = parseUpdateInput(bodyOf(body), isoTime(this.#clock.now()).slice(0, 10))
       const purpose = purposeOf(ctx.purpose)
-      const record = await this.#change(ctx, claims, read, 'updated', (current) =>
+      const record = await this.#change(ctx, admitted.claims, read, 'updated', (current) =>
         decideUpdate(current, patch),
       )
-      const wait = this.#accessed(ctx, claims, 'update', record.id, purpose)
-      if (wait !== undefined) await wait
-      return detailResult(record, claims, rateLimit)
+      return this.#detailRecorded(ctx, admitted, 'update', purpose, record)
     })
   }
 
@@ -228,15 +222,13 @@ export class BeneficiaryOperations {
     id: string | number,
     body: RequestBody,
   ): Promise<Result<BeneficiaryDetail>> {
-    return this.#admitWithRecord('setStatus', ctx, id, async ({ claims, rateLimit }, read) => {
+    return this.#admitWithRecord('setStatus', ctx, id, async (admitted, read) => {
       const input = parseStatusInput(bodyOf(body))
       const purpose = purposeOf(ctx.purpose)
-      const record = await this.#change(ctx, claims, read, 'status_changed', (current) =>
+      const record = await this.#change(ctx, admitted.claims, read, 'status_changed', (current) =>
         decideStatusChange(current, input),
       )
-      const wait = this.#accessed(ctx, claims, 'status', record.id, purpose)
-      if (wait !== undefined) await wait
-      return detailResult(record, claims, rateLimit)
+      return this.#detailRecorded(ctx, admitted, 'status', purpose, record)
     })
   }
 
@@ -272,7 +264,7 @@ export class BeneficiaryOperations {
         params.perPage,
       )
       if (page === undefined) throw new NotFoundError('The beneficiary was not found.')
-      const wait = this.#accessed(ctx, claims, 'history', beneficiaryId, purpose)
+      const wait = this.#access.record(ctx, claims.clientId, 'history', [beneficiaryId], purpose)
       if (wait !== undefined) await wait
       const path = `${this.#settings.basePath}/beneficiaries/${beneficiaryId}/history`
       const { meta, links } = pageOf(path, params.page, params.perPage, page.total)
@@ -320,15 +312,25 @@ export class BeneficiaryOperations {
     )
   }
 
-  /** Records an answer that carried the record `id` (D35): a promise only when the log is full. */
-  #accessed(
+  /**
+   * The detail shape of `record` with its ETag, as get, update and status changes answer, once
+   * the answer is recorded (D35): at once, unless the access log's queue is full.
+   */
+  #detailRecorded(
     ctx: RequestContext,
-    claims: AccessTokenClaims,
+    { claims, rateLimit }: Admitted,
     operation: AccessOperation,
-    id: number,
     purpose: string | null,
-  ): Promise<void> | undefined {
-    return this.#access.record(ctx, claims.clientId, operation, [id], purpose)
+    record: BeneficiaryRecord,
+  ): Result<BeneficiaryDetail> | Promise<Result<BeneficiaryDetail>> {
+    const wait = this.#access.record(ctx, claims.clientId, operation, [record.id], purpose)
+    const result: Result<BeneficiaryDetail> = {
+      value: detailOf(record),
+      etag: etagOf(record.version),
+      rateLimit,
+      clientId: claims.clientId,
+    }
+    return wait === undefined ? result : wait.then(() => result)
   }
 
   async #find(id: string | number): Promise<BeneficiaryRecord> {
@@ -389,48 +391,5 @@ export class BeneficiaryOperations {
       request_id: ctx.requestId ?? randomToken(12),
       changes,
     }
-  }
-}
-
-/** The detail shape of `record` with its ETag, as get, update and status changes answer. */
-function detailResult(
-  record: BeneficiaryRecord,
-  claims: AccessTokenClaims,
-  rateLimit: RateLimitStatus,
-): Result<BeneficiaryDetail> {
-  return {
-    value: detailOf(record),
-    etag: etagOf(record.version),
-    rateLimit,
-    clientId: claims.clientId,
-  }
-}
-
-/** An id from a path: a positive integer in range, else the resource cannot exist (D12). */
-export function parseId(id: string | number): number {
-  const value = idOf(id)
-  if (value === undefined) throw new NotFoundError('The beneficiary was not found.')
-  return value
-}
-
-/** The id a path names, or `undefined` when no record can have it. */
-function idOf(id: string | number): number | undefined {
-  const value = typeof id === 'number' ? id : ID.test(id) ? Number(id) : NaN
-  return Number.isSafeInteger(value) && value >= 1 ? value : undefined
-}
-
-/** The store's query for validated list parameters (D15–D18). */
-function listQueryOf(params: ListParams): ListQuery {
-  return {
-    offset: (params.page - 1) * params.perPage,
-    limit: params.perPage,
-    sort: params.sort,
-    descending: params.descending,
-    ...(params.status !== undefined && { status: params.status }),
-    ...(params.createdFrom !== undefined && { createdFrom: Date.parse(params.createdFrom) }),
-    ...(params.createdTo !== undefined && {
-      createdBefore: Date.parse(params.createdTo) + DAY_MS,
-    }),
-    ...(params.search !== undefined && { search: searchTerms(params.search) }),
   }
 }

@@ -6,29 +6,13 @@ import type {
   NewImportJob,
   StoredOutcome,
 } from '../../core/ports/import-job-store.js'
+import {
+  IMPORT_JOB_COLUMNS,
+  importJobOf,
+  type ImportJobRow,
+} from '../relational/relational-import-jobs.js'
 import { TYPES, type PostgresPool } from './postgres-driver.js'
 import { translateStorageFailure } from './postgres-storage-failure.js'
-
-/** A row of `import_jobs`, its file aside. */
-interface JobRow {
-  id: string
-  client_id: string
-  request_id: string
-  format: 'csv' | 'ndjson'
-  ignore_assigned: boolean
-  state: ImportJob['state']
-  rows: number
-  created: number
-  existing: number
-  refused: number
-  error: string | null
-  created_at: number
-  updated_at: number
-  finished_at: number | null
-}
-
-const COLUMNS = `id, client_id, request_id, format, ignore_assigned, state, rows, created, existing,
-  refused, error, created_at, updated_at, finished_at`
 
 /**
  * Import jobs on PostgreSQL. A lease takes the oldest waiting job with `FOR UPDATE SKIP LOCKED`,
@@ -49,10 +33,10 @@ export class PostgresImportJobStore implements ImportJobStore {
   }
 
   async create(job: NewImportJob): Promise<ImportJob> {
-    const rows = await this.#query<JobRow>(
+    const rows = await this.#query<ImportJobRow>(
       `INSERT INTO ${this.#jobs} (id, client_id, request_id, format, ignore_assigned, file, state,
         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $7)
-      RETURNING ${COLUMNS}`,
+      RETURNING ${IMPORT_JOB_COLUMNS}`,
       [
         job.id,
         job.clientId,
@@ -63,14 +47,15 @@ export class PostgresImportJobStore implements ImportJobStore {
         job.createdAt,
       ],
     )
-    return jobOf(rows[0]!)
+    return importJobOf(rows[0]!)
   }
 
   async get(id: string): Promise<ImportJob | undefined> {
-    const rows = await this.#query<JobRow>(`SELECT ${COLUMNS} FROM ${this.#jobs} WHERE id = $1`, [
-      id,
-    ])
-    return rows[0] === undefined ? undefined : jobOf(rows[0])
+    const rows = await this.#query<ImportJobRow>(
+      `SELECT ${IMPORT_JOB_COLUMNS} FROM ${this.#jobs} WHERE id = $1`,
+      [id],
+    )
+    return rows[0] === undefined ? undefined : importJobOf(rows[0])
   }
 
   async outcomes(
@@ -92,17 +77,17 @@ export class PostgresImportJobStore implements ImportJobStore {
 
   async lease(owner: string, now: number, leaseMs: number): Promise<LeasedImportJob | undefined> {
     // bytea travels as hex text: the adapter's parsers leave every type they do not know as text.
-    const rows = await this.#query<JobRow & { file: string }>(
+    const rows = await this.#query<ImportJobRow & { file: string }>(
       `UPDATE ${this.#jobs} SET state = 'running', lease_owner = $1, lease_until = $2, updated_at = $3
       WHERE id = (SELECT id FROM ${this.#jobs} WHERE state IN ('queued', 'running')
         AND (lease_until IS NULL OR lease_until <= $3) ORDER BY created_at, id LIMIT 1
         FOR UPDATE SKIP LOCKED)
-      RETURNING ${COLUMNS}, encode(file, 'hex') AS file`,
+      RETURNING ${IMPORT_JOB_COLUMNS}, encode(file, 'hex') AS file`,
       [owner, now + leaseMs, now],
     )
     const row = rows[0]
     if (row === undefined) return undefined
-    return { job: jobOf(row), file: Buffer.from(row.file, 'hex') }
+    return { job: importJobOf(row), file: Buffer.from(row.file, 'hex') }
   }
 
   async progress(
@@ -163,21 +148,5 @@ export class PostgresImportJobStore implements ImportJobStore {
     } catch (error) {
       throw translateStorageFailure(error)
     }
-  }
-}
-
-function jobOf(row: JobRow): ImportJob {
-  return {
-    id: row.id,
-    clientId: row.client_id,
-    requestId: row.request_id,
-    format: row.format,
-    ignoreAssigned: row.ignore_assigned,
-    state: row.state,
-    counts: { rows: row.rows, created: row.created, existing: row.existing, refused: row.refused },
-    error: row.error,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    finishedAt: row.finished_at,
   }
 }

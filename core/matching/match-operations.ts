@@ -2,6 +2,7 @@ import type { AccessRecorder } from '../access-recorder.js'
 import { purposeOf } from '../access-recorder.js'
 import type { Admission, Admitted } from '../admission.js'
 import type { BeneficiaryListItem, BeneficiaryRecord } from '../beneficiary.js'
+import { idOf } from '../beneficiary-id.js'
 import type { RequestBody, RequestContext, Result } from '../beneficiary-service.js'
 import { NotFoundError, ValidationError, type FieldProblem } from '../errors.js'
 import type { Clock } from '../ports/clock.js'
@@ -24,7 +25,6 @@ import {
 export const MAX_MATCHES = 20
 /** At most this many records the store returns for each key (names, dates of birth). */
 const CANDIDATES_PER_KEY = 50
-const ID = /^[1-9][0-9]{0,15}$/
 
 /** One match: the list item shape plus its score and the rules that fired (D38). */
 export type BeneficiaryMatch = BeneficiaryListItem & {
@@ -78,8 +78,7 @@ export class MatchOperations {
   }
 
   matchesOf(ctx: RequestContext, id: string | number): Promise<Result<MatchList>> {
-    const value = typeof id === 'number' ? id : ID.test(id) ? Number(id) : NaN
-    const recordId = Number.isSafeInteger(value) && value >= 1 ? value : undefined
+    const recordId = idOf(id)
     const answer = async (
       { claims, rateLimit }: Admitted,
       record: BeneficiaryRecord | undefined,

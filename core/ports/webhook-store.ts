@@ -17,6 +17,20 @@ export interface WebhookState {
   readonly failed: number
 }
 
+/** The state of a new endpoint: it starts at `cursor`, with no attempt, failure or delivery. */
+export function newEndpointState(cursor: string): WebhookState {
+  return {
+    cursor,
+    attempts: 0,
+    nextAttemptAt: 0,
+    failingSince: null,
+    disabledAt: null,
+    lastError: null,
+    delivered: 0,
+    failed: 0,
+  }
+}
+
 /** An endpoint an operator registered (D34). */
 export interface WebhookEndpoint {
   readonly id: string

@@ -2,7 +2,7 @@ import Type from 'typebox'
 import type { ImportJobView, ImportUpload } from '../../core/bulk-operations.js'
 import { ValidationError } from '../../core/errors.js'
 import { HistoryQueryParams } from '../../core/validation/index.js'
-import type { Upload } from '../handler.js'
+import type { Upload } from '../request-body.js'
 import { defineRoute, type ServiceRoute } from '../route.js'
 
 /** Query parameters of `POST /imports` (D39). */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { systemClock, type WebhookEndpoint } from '../../core/index.js'
 import { changeEventOf } from '../../core/events.js'
+import { newEndpointState } from '../../core/ports/webhook-store.js'
 import { webhookHeaders, newWebhookSecret } from '../webhooks/webhook-signature.js'
 import { DELIVERY_TIMEOUT_MS } from '../webhooks/webhook-deliverer.js'
 import { CommandFailedError, UsageError } from './cli-error.js'
@@ -134,16 +135,7 @@ function newEndpoint(values: Readonly<Record<string, unknown>>, cursor: string):
     secret: newWebhookSecret(),
     types,
     createdAt: systemClock.now(),
-    state: {
-      cursor,
-      attempts: 0,
-      nextAttemptAt: 0,
-      failingSince: null,
-      disabledAt: null,
-      lastError: null,
-      delivered: 0,
-      failed: 0,
-    },
+    state: newEndpointState(cursor),
   }
 }
 

@@ -18,6 +18,7 @@ import { Drain } from './drain.js'
 import { InFlight } from './in-flight.js'
 import { RefusedBody } from './refused-body.js'
 import { ServingQueue } from './serving-queue.js'
+import { readBody, TIMED_OUT, TOO_LARGE } from './uws-body.js'
 import { hasSoundFraming, headBytes } from './uws-request-head.js'
 import { Utf8Scratch } from './utf8-scratch.js'
 import { ExchangeRequest, type Exchange } from './uws-exchange.js'
@@ -28,12 +29,9 @@ import {
   type HyperExpressModule,
   type UwsListenSocket,
 } from './uws-listen.js'
+import { writeStream } from './write-stream.js'
 
 type RawResponse = Response['raw']
-
-/** What `#collect` settles with instead of a body. */
-const TOO_LARGE = Symbol('too large')
-const TIMED_OUT = Symbol('timed out')
 
 /**
  * The default transport: hyper-express on uWebSockets.js, the fast path. Only its routing shell
@@ -185,7 +183,7 @@ class HyperExpressTransport {
   }
 
   async #read(exchange: Exchange, length: number | undefined, write: boolean): Promise<void> {
-    const body = await this.#collect(exchange, length, write)
+    const body = await readBody(exchange, length, write, this.#capOf(exchange), this.#timeoutMs)
     if (exchange.res.completed) {
       // The client went away meanwhile: nothing to answer.
       this.#settle(exchange)
@@ -244,58 +242,6 @@ class HyperExpressTransport {
     }
   }
 
-  /**
-   * Reads the body from uWS directly, in place of hyper-express's readers (their stream stalls
-   * on chunked bodies past its high-water mark): into one buffer of the announced length, or
-   * chunk by chunk up to the cap. Settles once, with whichever comes first: the whole body,
-   * `TOO_LARGE` once the cap is passed, or `TIMED_OUT` after `requestTimeoutMs`; so a body that
-   * arrives in the turn its time ran out cannot be handled after its 408 was decided.
-   */
-  #collect(
-    exchange: Exchange,
-    length: number | undefined,
-    write: boolean,
-  ): Promise<Uint8Array | typeof TOO_LARGE | typeof TIMED_OUT> {
-    const cap = this.#capOf(exchange)
-    const res = exchange.res
-    return new Promise((resolve) => {
-      let size = 0
-      const whole = length === undefined ? undefined : new Uint8Array(length)
-      const chunks: Uint8Array[] = []
-      const timer = setTimeout(resolve, this.#timeoutMs, TIMED_OUT).unref()
-      // Past the cap, the rest is read and dropped before the 413 (one onData callback: uWS
-      // cannot swap it from inside itself).
-      let rest: RefusedBody | undefined
-      res.raw.onData((chunk: ArrayBuffer, last: boolean) => {
-        if (rest !== undefined) return rest.take(chunk.byteLength, last)
-        // uWS reuses the chunk's memory after this callback: copy it.
-        const bytes = new Uint8Array(chunk)
-        if (
-          size + bytes.byteLength > cap ||
-          (whole !== undefined && size + bytes.byteLength > whole.byteLength)
-        ) {
-          chunks.length = 0
-          clearTimeout(timer)
-          rest = new RefusedBody(() => resolve(TOO_LARGE), this.#timeoutMs)
-          return rest.take(bytes.byteLength, last)
-        }
-        if (whole === undefined) chunks.push(bytes.slice())
-        else whole.set(bytes, size)
-        size += bytes.byteLength
-        if (last) {
-          clearTimeout(timer)
-          // A write's connection is read no further until it is answered (see #hold); paused
-          // here, in the read that completed the body, before any later read.
-          if (write) {
-            res.raw.pause()
-            exchange.held = true
-          }
-          resolve(whole ?? concat(chunks, size))
-        }
-      })
-    })
-  }
-
   async #dispatch(
     exchange: Exchange,
     body: Uint8Array | undefined,
@@ -328,11 +274,9 @@ class HyperExpressTransport {
   }
 
   /**
-   * Writes a streamed body (an export): the status and headers, then each chunk in a corked
-   * write of its own, the next only once uWS has sent what it buffered (`onWritable`), so that a
-   * slow client holds the stream back instead of filling memory. A client that goes away ends
-   * the stream (its `return()`); a stream that fails midway cuts the connection. The exchange is
-   * settled, for a graceful stop, when the stream ends.
+   * Writes a streamed body (an export): the status and headers, then the chunks (`writeStream`),
+   * each in a corked write of its own, the next only once uWS has sent what it buffered
+   * (`onWritable`). The exchange is settled, for a graceful stop, when the stream ends.
    */
   async #stream(
     exchange: Exchange,
@@ -357,11 +301,14 @@ class HyperExpressTransport {
       for (const name in response.headers) raw.writeHeader(name, response.headers[name]!)
     })
     try {
-      for await (const chunk of stream) {
-        if (aborted) break
-        let sent = true
-        raw.cork(() => (sent = raw.write(chunk)))
-        if (!sent && !aborted) {
+      await writeStream(stream, {
+        gone: () => aborted,
+        write: (chunk) => {
+          let sent = true
+          raw.cork(() => (sent = raw.write(chunk)))
+          return sent
+        },
+        writable: async () => {
           await new Promise<void>((resolve) => {
             wake = resolve
             raw.onWritable(() => {
@@ -372,16 +319,10 @@ class HyperExpressTransport {
             })
           })
           wake = undefined
-        } else {
-          // A chunk is made synchronously (a page read and serialised): between two, the
-          // event loop reads and serves the other requests, which a fast reader would starve.
-          await new Promise((resolve) => setImmediate(resolve))
-        }
-        if (aborted) break
-      }
-      if (!aborted) raw.cork(() => raw.end(NO_BYTES, close))
-    } catch {
-      if (!aborted) raw.close()
+        },
+        end: () => raw.cork(() => raw.end(NO_BYTES, close)),
+        cut: () => raw.close(),
+      })
     } finally {
       this.#settle(exchange)
     }
@@ -441,16 +382,6 @@ class HyperExpressTransport {
 const NO_BYTES = new Uint8Array(0)
 
 function ignoreChunk(): void {}
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  const whole = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    whole.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return whole
-}
 
 const STATUS_LINES = new Map<number, string>()
 

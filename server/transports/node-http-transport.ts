@@ -9,9 +9,10 @@ import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { ApiRequest } from '../api-request.js'
 import type { ApiResponse } from '../api-response.js'
-import { refusalResponse, type ApiHandler, type TransportRefusal } from '../handler.js'
+import { refusalResponse, type ApiHandler } from '../handler.js'
 import { AnswerBatch } from './answer-batch.js'
 import { Drain } from './drain.js'
+import { refusalOf, requestLine } from './node-parser-error.js'
 import { rawResponse } from './raw-response.js'
 import { RefusedBody } from './refused-body.js'
 import { ServingQueue } from './serving-queue.js'
@@ -25,6 +26,7 @@ import {
   type Transport,
   type TransportOptions,
 } from './transport.js'
+import { writeStream, type StreamTarget } from './write-stream.js'
 
 /**
  * The node:http transport (node:https with TLS files): no native dependency, for platforms where
@@ -250,7 +252,7 @@ class NodeHttpTransport {
     if (response.stream !== undefined) {
       res.writeHead(response.status, response.headers)
       if (res.req.method === 'HEAD') res.end()
-      else void writeStream(res, response.stream)
+      else void writeStream(response.stream, targetOf(res))
       return
     }
     if (response.body !== undefined)
@@ -280,14 +282,12 @@ class NodeHttpTransport {
       // known path, 404 elsewhere), as every method is over HTTP (RFC 9110, 9.1).
       const line = error.code === 'HPE_INVALID_METHOD' ? requestLine(error) : undefined
       if (line === undefined) {
-        const refusal = REFUSAL_BY_CODE.get(error.code) ?? 'malformed'
-        this.#closeAfter(socket, rawResponse(refusalResponse(refusal)))
+        this.#closeAfter(socket, rawResponse(refusalResponse(refusalOf(error))))
       } else {
         void this.#answerBare(line.method, line.target, {}, socket)
       }
     } else if (!pending.headersSent && !pending.req.complete) {
-      const response = refusalResponse(REFUSAL_BY_CODE.get(error.code) ?? 'malformed')
-      this.#write(pending, response, true)
+      this.#write(pending, refusalResponse(refusalOf(error)), true)
     } else {
       socket.destroy()
     }
@@ -346,69 +346,22 @@ class NodeHttpTransport {
   }
 }
 
-/** What Node's parser reports, as the refusal the client is told about. */
-const REFUSAL_BY_CODE: ReadonlyMap<string | undefined, TransportRefusal> = new Map<
-  string | undefined,
-  TransportRefusal
->([
-  ['HPE_HEADER_OVERFLOW', 'headers_too_large'],
-  ['ERR_HTTP_REQUEST_TIMEOUT', 'timeout'],
-  ['HPE_UNEXPECTED_CONTENT_LENGTH', 'framing'],
-  ['HPE_INVALID_CONTENT_LENGTH', 'framing'],
-  ['HPE_INVALID_TRANSFER_ENCODING', 'framing'],
-])
-
-/** The longest method a request line may name for the handler to answer it. */
-const MAX_METHOD_LENGTH = 32
-
-/** A request line: a method token (RFC 9110, 9.1), a target, and the HTTP/1.x version. */
-const REQUEST_LINE = new RegExp(
-  `^([!#$%&'*+.^_\`|~0-9A-Za-z-]{1,${MAX_METHOD_LENGTH}}) ([!-~]+) HTTP/1\\.[01]\r?\n`,
-)
-
-/**
- * The method and target of the request whose method Node's parser refused, read from the bytes
- * it was parsing (`rawPacket`, the failure at `bytesParsed`); `undefined` when they do not hold
- * a whole request line.
- */
-function requestLine(
-  error: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number },
-): { method: string; target: string } | undefined {
-  const packet = error.rawPacket
-  if (packet === undefined) return undefined
-  const start = packet.lastIndexOf(10, Math.max(0, (error.bytesParsed ?? 0) - 1)) + 1
-  const match = REQUEST_LINE.exec(packet.toString('latin1', start, start + 8192))
-  return match === null ? undefined : { method: match[1]!, target: match[2]! }
-}
-
-/**
- * Writes a streamed body chunk by chunk, the next only once the socket took the last (`drain`),
- * so that a slow client holds the stream back instead of filling memory. A client that goes
- * away ends the stream (its `return()`, which releases what it holds); a stream that fails
- * midway, its status long sent, cuts the connection, which the client reads as a broken answer.
- */
-async function writeStream(res: ServerResponse, stream: AsyncIterable<Uint8Array>): Promise<void> {
-  try {
-    for await (const chunk of stream) {
-      if (res.destroyed) break
-      if (!res.write(chunk)) {
-        await new Promise<void>((resolve) => {
-          const done = (): void => {
-            res.off('drain', done)
-            res.off('close', done)
-            resolve()
-          }
-          res.on('drain', done)
-          res.on('close', done)
-        })
-      } else {
-        // Between two chunks (each made synchronously), the other requests are served.
-        await new Promise((resolve) => setImmediate(resolve))
-      }
-      if (res.destroyed) break
-    }
-    if (!res.destroyed) res.end()
-  } catch {
-    res.destroy()
+/** A node:http response as `writeStream` writes to it: `drain` tells it may take more. */
+function targetOf(res: ServerResponse): StreamTarget {
+  return {
+    gone: () => res.destroyed,
+    write: (chunk) => res.write(chunk),
+    writable: () =>
+      new Promise<void>((resolve) => {
+        const done = (): void => {
+          res.off('drain', done)
+          res.off('close', done)
+          resolve()
+        }
+        res.on('drain', done)
+        res.on('close', done)
+      }),
+    end: () => res.end(),
+    cut: () => res.destroy(),
   }
 }

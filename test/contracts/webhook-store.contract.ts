@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { WebhookEndpoint, WebhookStore } from '../../core/ports/webhook-store.js'
+import {
+  newEndpointState,
+  type WebhookEndpoint,
+  type WebhookStore,
+} from '../../core/ports/webhook-store.js'
 import type { CurrentStorage } from './contract-harness.js'
 import { T0 } from './storage-fixtures.js'
 
@@ -11,16 +15,7 @@ function endpoint(id: string, createdAt = T0): WebhookEndpoint {
     secret: 'whsec_c2VjcmV0',
     types: ['beneficiary.created'],
     createdAt,
-    state: {
-      cursor: '0',
-      attempts: 0,
-      nextAttemptAt: 0,
-      failingSince: null,
-      disabledAt: null,
-      lastError: null,
-      delivered: 0,
-      failed: 0,
-    },
+    state: newEndpointState('0'),
   }
 }
 

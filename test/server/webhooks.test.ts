@@ -10,6 +10,7 @@ import {
   type BeneficiaryService,
   type WebhookEndpoint,
 } from '../../core/index.js'
+import { newEndpointState } from '../../core/ports/webhook-store.js'
 import { WebhookDeliverer, type DeliveryOutcome } from '../../server/webhooks/webhook-deliverer.js'
 import { newWebhookSecret } from '../../server/webhooks/webhook-signature.js'
 
@@ -118,16 +119,7 @@ describe('webhooks (D34) against a real receiver', () => {
       secret,
       types: ['beneficiary.created', 'beneficiary.deleted'],
       createdAt: clock.now(),
-      state: {
-        cursor: await storage.events.end(),
-        attempts: 0,
-        nextAttemptAt: 0,
-        failingSince: null,
-        disabledAt: null,
-        lastError: null,
-        delivered: 0,
-        failed: 0,
-      },
+      state: newEndpointState(await storage.events.end()),
     }
     await storage.webhooks.add(endpoint)
   })
@@ -232,16 +224,7 @@ describe('webhooks (D34) behind on a backlog', () => {
         secret,
         types: ['beneficiary.created'],
         createdAt: clock.now(),
-        state: {
-          cursor: await storage.events.end(),
-          attempts: 0,
-          nextAttemptAt: 0,
-          failingSince: null,
-          disabledAt: null,
-          lastError: null,
-          delivered: 0,
-          failed: 0,
-        },
+        state: newEndpointState(await storage.events.end()),
       })
       const ids: number[] = []
       for (let n = 0; n < 120; n++) {

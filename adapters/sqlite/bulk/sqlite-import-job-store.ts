@@ -7,28 +7,12 @@ import type {
   NewImportJob,
   StoredOutcome,
 } from '../../../core/ports/import-job-store.js'
+import {
+  IMPORT_JOB_COLUMNS,
+  importJobOf,
+  type ImportJobRow,
+} from '../../relational/relational-import-jobs.js'
 import { translateStorageFailure } from '../sqlite-query.js'
-
-/** A row of `import_jobs`, its file aside. */
-interface JobRow {
-  id: string
-  client_id: string
-  request_id: string
-  format: 'csv' | 'ndjson'
-  ignore_assigned: number
-  state: ImportJob['state']
-  rows: number
-  created: number
-  existing: number
-  refused: number
-  error: string | null
-  created_at: number
-  updated_at: number
-  finished_at: number | null
-}
-
-const COLUMNS = `id, client_id, request_id, format, ignore_assigned, state, rows, created, existing,
-  refused, error, created_at, updated_at, finished_at`
 
 /**
  * Import jobs on SQLite. Each call is one statement or one `BEGIN IMMEDIATE` transaction on the
@@ -68,10 +52,10 @@ export class SqliteImportJobStore implements ImportJobStore {
   async get(id: string): Promise<ImportJob | undefined> {
     const row = this.#run(
       () =>
-        this.#db.prepare(`SELECT ${COLUMNS} FROM import_jobs WHERE id = ?`).get(id) as
-          JobRow | undefined,
+        this.#db.prepare(`SELECT ${IMPORT_JOB_COLUMNS} FROM import_jobs WHERE id = ?`).get(id) as
+          ImportJobRow | undefined,
     )
-    return row === undefined ? undefined : jobOf(row)
+    return row === undefined ? undefined : importJobOf(row)
   }
 
   async outcomes(
@@ -100,12 +84,12 @@ export class SqliteImportJobStore implements ImportJobStore {
             `UPDATE import_jobs SET state = 'running', lease_owner = ?, lease_until = ?, updated_at = ?
             WHERE id = (SELECT id FROM import_jobs WHERE state IN ('queued', 'running')
               AND (lease_until IS NULL OR lease_until <= ?) ORDER BY created_at, id LIMIT 1)
-            RETURNING ${COLUMNS}, file`,
+            RETURNING ${IMPORT_JOB_COLUMNS}, file`,
           )
-          .get(owner, now + leaseMs, now, now) as (JobRow & { file: Buffer }) | undefined,
+          .get(owner, now + leaseMs, now, now) as (ImportJobRow & { file: Buffer }) | undefined,
     )
     if (row === undefined) return undefined
-    return { job: jobOf(row), file: row.file }
+    return { job: importJobOf(row), file: row.file }
   }
 
   async progress(
@@ -172,21 +156,5 @@ export class SqliteImportJobStore implements ImportJobStore {
     } catch (error) {
       throw translateStorageFailure(error)
     }
-  }
-}
-
-function jobOf(row: JobRow): ImportJob {
-  return {
-    id: row.id,
-    clientId: row.client_id,
-    requestId: row.request_id,
-    format: row.format,
-    ignoreAssigned: row.ignore_assigned === 1,
-    state: row.state,
-    counts: { rows: row.rows, created: row.created, existing: row.existing, refused: row.refused },
-    error: row.error,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    finishedAt: row.finished_at,
   }
 }
