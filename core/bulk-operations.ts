@@ -21,8 +21,13 @@ export type ExportFormat = 'ndjson' | 'csv'
 
 const FORMATS: readonly string[] = ['ndjson', 'csv']
 
-/** Records per page read from the snapshot. */
-export const EXPORT_PAGE = 500
+/**
+ * Records per page read from the snapshot. A page's records live across the wait for the reader,
+ * so V8 moves them to its old generation, which is collected late: with 500 a page, the CLI's
+ * CSV export of 1,000,000 records peaked at 142–202 MiB from run to run; with 100, at 137–158,
+ * in no more time.
+ */
+export const EXPORT_PAGE = 100
 
 /** Which records an export takes: the storage's filter, and the list's search on top. */
 export interface ExportQuery {

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import { openSqliteStorage, type SqliteStorage } from '../../../adapters/sqlite/index.js'
 import { createBeneficiaryService, type BeneficiaryService } from '../../../core/index.js'
 import type { BeneficiaryRecord } from '../../../core/beneficiary.js'
+import { EXPORT_PAGE } from '../../../core/bulk-operations.js'
 import type { BulkStore, SnapshotFilter } from '../../../core/ports/bulk-store.js'
 import { CSV_COLUMNS } from '../../../server/bulk/import-rows.js'
 import { startServer } from '../../../server/start-server.js'
@@ -207,7 +208,7 @@ for (const transport of TRANSPORTS) {
           await waitFor(() => counting.pages > before)
           await new Promise((resolve) => setTimeout(resolve, 1_000))
           const read = counting.pages - before
-          const total = Math.ceil(COUNT / 500)
+          const total = Math.ceil(COUNT / EXPORT_PAGE)
           assert.ok(
             read < total / 2,
             `${read} of ${total} pages read for a reader that took nothing`,
