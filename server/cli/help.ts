@@ -257,8 +257,8 @@ addresses and codici fiscali, mixed statuses, three years of creation dates), fo
 API and for benchmarks. On SQLite in one transaction: all of them or none. On PostgreSQL in
 batches that commit as they go: stopped or failed, it keeps the batches it committed, and the
 same command (the same --seed and --count) resumes it where it stopped, with the same rows and
-no duplicates; run again once finished, it adds nothing. A million take about half a minute on
-SQLite and a minute on PostgreSQL. Standard error shows how far it is: a bar on a terminal,
+no duplicates; run again once finished, it adds nothing. A million take about a minute and a
+half on either. Standard error shows how far it is: a bar on a terminal,
 otherwise a line every five seconds.
 
 Memory: the records are made and written one at a time, so it barely grows with N. On SQLite,
