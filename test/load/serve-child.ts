@@ -1,4 +1,4 @@
-import { CliChild, type Exit } from '../support/cli-child.js'
+import { CLI, CliChild, type Exit } from '../support/cli-child.js'
 
 /**
  * A `beneficiaries serve` child process on 127.0.0.1 and an ephemeral port, logging as in
@@ -15,11 +15,17 @@ export class ServeChild {
   #lineCount = 0
   #tail: string[] = []
 
-  constructor(args: readonly string[], env: Readonly<Record<string, string>> = {}) {
+  /** `nodeFlags` go to Node.js before the CLI's path, such as V8's heap sizes. */
+  constructor(
+    args: readonly string[],
+    env: Readonly<Record<string, string>> = {},
+    nodeFlags: readonly string[] = [],
+  ) {
     // Output arrives on later turns of the event loop, after `found` is set below.
     let found: (url: string) => void = () => undefined
     this.#process = new CliChild({
       args: ['serve', '--host', '127.0.0.1', '--port', '0', ...args],
+      ...(nodeFlags.length > 0 && { command: [process.execPath, ...nodeFlags, CLI] }),
       env,
       stderrLimit: 4000,
       onLine: (line) => {
