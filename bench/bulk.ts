@@ -1,7 +1,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import pg from 'pg'
-import { BENCH_POSTGRES_URL, databaseUrl } from './pg-bench-data.js'
+import { admin, databaseUrl } from './pg-bench-data.js'
 import { exitOf, type ProcessGroup } from './process-group.js'
 
 /** Where the bulk benchmark runs its commands and writes its results. */
@@ -177,14 +176,4 @@ async function recreate(database: string): Promise<void> {
 
 async function drop(database: string): Promise<void> {
   await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-}
-
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
 }

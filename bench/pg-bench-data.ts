@@ -316,7 +316,7 @@ async function databaseExists(name: string): Promise<boolean> {
   }
 }
 
-async function admin(statement: string): Promise<void> {
+export async function admin(statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL })
   await client.connect()
   try {
