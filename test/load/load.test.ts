@@ -27,20 +27,22 @@ const MIB = 1024 * 1024
 // healthy server grows too, by the garbage that waits in V8's old space for the next full
 // collection, and how much waits depends on the Node.js line's collector: over the 15 s window
 // of the short form, 1–5 MiB on Node.js 20 and 5–9 MiB on Node.js 22 (trend up to 9.0 MiB,
-// thirds up to 6.7 MiB, seen on this machine, before the young generation below was fixed; with
-// it, 1.9 MiB on Node.js 20 and 4.5 MiB on 24 with a core kept busy beside); 3–8 MiB over the
-// 45 s of the long one. A server
+// thirds up to 6.7 MiB, seen on this machine); 3–8 MiB over the 45 s of the long one. A server
 // that keeps every request it handled, with its response and 4 KiB beside it, grows by 20 MiB
 // in the short form and fails both bounds (checked on purpose); a leak of under 2 KiB per
 // request hides in that garbage at these lengths.
-// V8 sizes its young generation by the Node.js line and the machine (here semi-spaces that grow
-// from 1 MiB to 16 MiB on Node.js 20, to 32 MiB on 22 and 24), and the resident set grows as
-// the allocations first touch its pages: on Node.js 24, in the whole suite, by up to 35 MiB within
-// the window, with the committed heap the same at its start and end. That is no leak, and it
-// would hide one: the server's young generation is fixed at 4 MiB a semi-space, all touched in
-// the first seconds, so that on every line the trend is the old generation's, where what a leak
-// keeps ends up.
-const YOUNG_GENERATION = ['--min-semi-space-size=4', '--max-semi-space-size=4']
+// From Node.js 24, V8 commits a young generation of two 32 MiB semi-spaces here (16 MiB ones on
+// Node.js 20), and the resident set grows as allocations first touch its pages: by up to 35 MiB
+// within the window in the whole suite; 178 -> 212 MiB over one run alone, while the old
+// generation stayed at 24-25 MiB. That is no leak, and it would hide one, so on Node.js 24 and later the server's young
+// generation is fixed at 4 MiB a semi-space, all touched in the first seconds: 5.0 MiB in the
+// whole suite. Not on the older lines: there, the small young generation promotes more garbage
+// to the old one, and in the whole suite the trend rose from 4.0 to 6.3 MiB on Node.js 20 and
+// from 8.7 to 15.7 MiB on Node.js 22, over the bound.
+const YOUNG_GENERATION =
+  Number(process.versions.node.split('.')[0]) >= 24
+    ? ['--min-semi-space-size=4', '--max-semi-space-size=4']
+    : []
 const PLAN = LONG
   ? { clients: 100, seconds: 60, warmupSeconds: 15, trendBound: 14 * MIB, thirdsBound: 12 * MIB }
   : { clients: 50, seconds: 20, warmupSeconds: 5, trendBound: 13 * MIB, thirdsBound: 11 * MIB }
