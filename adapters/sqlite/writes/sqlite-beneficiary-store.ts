@@ -94,8 +94,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
   readonly #claims: SqliteIdempotencyClaims
   readonly #erasure: SqliteErasure
   readonly #matchKeys: SqliteMatchKeyWrites
-  /** Records created by the writes of the current group, counted from deferred statements. */
-  #created = 0
+  readonly #statistics: SqliteStatistics
   readonly #create: BetterSqlite3.Transaction<
     (
       record: NewBeneficiary,
@@ -135,14 +134,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     // once per group.
     const counters = this.#counters
     group.finishEach({ finish: () => counters.flush(), discard: () => counters.discard() })
-    const statistics = new SqliteStatistics(db)
-    group.finishEach({
-      finish: () => {
-        statistics.grew(this.#created)
-        this.#created = 0
-      },
-      discard: () => (this.#created = 0),
-    })
+    this.#statistics = new SqliteStatistics(db, group)
     const byId = queryBuilder.selectFrom('beneficiaries').where('id', '=', slot('id'))
     this.#selectRecord = new SqliteQuery(db, byId.select(RECORD_COLUMNS))
     this.#selectCurrent = new SqliteQuery(db, byId.select(CURRENT_COLUMNS))
@@ -300,7 +292,7 @@ export class SqliteBeneficiaryStore implements BeneficiaryStore {
     const counted = { ...record, ...keys, id }
     this.#writes.defer(() => {
       this.#counters.add(counted)
-      this.#created++
+      this.#statistics.created()
     })
     this.#history.append(id, entry)
     if (claim !== undefined) this.#claims.add(claim, id, record.created_at)
